@@ -1,0 +1,179 @@
+"""Loading `.sig` files from disk: discovery, reading, imports. The library's only file reads.
+
+Everything after reading is pure (`syntax`, `semantics`); this module turns paths into
+`SourceFile`s, follows `import`s, detects cycles, and hands the parsed files to the checker.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sigspec.diagnostics import Diagnostic, codes, sort_diagnostics
+from sigspec.semantics import ir
+from sigspec.semantics.check import check_project
+from sigspec.semantics.scope import ParsedFile
+from sigspec.source import SourceFile, Span
+from sigspec.syntax import ast
+from sigspec.syntax.parser import parse_module
+
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    project: ir.Project
+    diagnostics: tuple[Diagnostic, ...]
+    sources: tuple[SourceFile, ...]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+
+def display_path(path: Path) -> str:
+    """Relative to the working directory when below it: stable across machines."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if path.is_relative_to(Path.cwd()) else path.as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """The .sig files named or found below the given folders, sorted, without hidden folders."""
+    found: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            for candidate in path.rglob("*.sig"):
+                rel = candidate.relative_to(path).parts
+                if candidate.is_file() and not any(p.startswith(".") for p in rel[:-1]):
+                    found.add(candidate.resolve())
+        else:
+            found.add(path.resolve())
+    return sorted(found, key=lambda p: display_path(p))
+
+
+def read_source(path: Path) -> tuple[SourceFile | None, list[Diagnostic]]:
+    shown = display_path(path)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return None, [codes.READ_ERROR.at(None, None, path=shown, reason=exc.strerror or exc)]
+    empty = SourceFile(shown, "")
+    if len(data) > MAX_FILE_BYTES:
+        size = path.stat().st_size
+        return None, [codes.FILE_TOO_LARGE.at(empty, Span(0, 0), size=size, limit=MAX_FILE_BYTES)]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        prefix = data[: exc.start].decode("utf-8", "replace")
+        where = SourceFile(shown, prefix)
+        span = Span(len(prefix), len(prefix))
+        return None, [codes.INVALID_ENCODING.at(where, span, byte=byte, offset=exc.start)]
+    return SourceFile(shown, text.removeprefix("\ufeff")), []
+
+
+@dataclass
+class _Graph:
+    sources: dict[Path, SourceFile]
+    modules: dict[Path, ast.Module]
+    edges: dict[Path, list[tuple[Path, ast.ImportDecl]]]
+    diagnostics: list[Diagnostic]
+
+
+def _read_all(roots: Sequence[Path]) -> _Graph:
+    graph = _Graph({}, {}, {}, [])
+    queue = list(roots)
+    seen = set(queue)
+    while queue:
+        path = queue.pop(0)
+        source, diags = read_source(path)
+        graph.diagnostics += diags
+        if source is None:
+            continue
+        graph.sources[path] = source
+        module, diags2 = parse_module(source)
+        graph.diagnostics += diags2
+        if module is None:
+            continue
+        graph.modules[path] = module
+        graph.edges[path] = []
+        for decl in module.decls:
+            if isinstance(decl, ast.ImportDecl):
+                target = _import_target(path, decl, source, graph.diagnostics)
+                if target is not None:
+                    graph.edges[path].append((target, decl))
+                    if target not in seen:
+                        seen.add(target)
+                        queue.append(target)
+    return graph
+
+
+def _import_target(
+    path: Path, decl: ast.ImportDecl, source: SourceFile, diags: list[Diagnostic]
+) -> Path | None:
+    target = (path.parent / decl.path).resolve()
+    if decl.path.endswith(".sig") and target.is_file():
+        return target
+    hints = () if decl.path.endswith(".sig") else ("imports name .sig files",)
+    diags.append(codes.IMPORT_NOT_FOUND.at(source, decl.path_span, path=decl.path, hints=hints))
+    return None
+
+
+def _cycles(graph: _Graph) -> list[Diagnostic]:
+    """One diagnostic per import edge that closes a cycle (depth-first, deterministic order)."""
+    diags: list[Diagnostic] = []
+    state: dict[Path, int] = {}  # 1 = on the stack, 2 = done
+    order = sorted(graph.edges, key=lambda p: graph.sources[p].path)
+    for root in order:
+        if root in state:
+            continue
+        stack: list[tuple[Path, int]] = [(root, 0)]
+        trail: list[Path] = [root]
+        state[root] = 1
+        while stack:
+            node, index = stack[-1]
+            edges = graph.edges.get(node, [])
+            if index == len(edges):
+                stack.pop()
+                trail.pop()
+                state[node] = 2
+                continue
+            stack[-1] = (node, index + 1)
+            target, decl = edges[index]
+            if state.get(target) == 1:
+                loop = [*trail[trail.index(target):], target]
+                cycle = " -> ".join(graph.sources[p].path for p in loop)
+                diags.append(codes.IMPORT_CYCLE.at(graph.sources[node], decl.path_span, cycle=cycle))
+            elif target not in state and target in graph.edges:
+                state[target] = 1
+                stack.append((target, 0))
+                trail.append(target)
+    return diags
+
+
+def _visible(graph: _Graph, start: Path) -> frozenset[str]:
+    seen = {start}
+    queue = [start]
+    while queue:
+        for target, _ in graph.edges.get(queue.pop(), []):
+            if target not in seen and target in graph.sources:
+                seen.add(target)
+                queue.append(target)
+    return frozenset(graph.sources[p].path for p in seen)
+
+
+def load(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
+    """Read, parse, resolve and check the given .sig files and folders (and their imports)."""
+    roots = discover(Path(p) for p in paths)
+    graph = _read_all(roots)
+    graph.diagnostics += _cycles(graph)
+    ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
+    files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]
+    project, diags = check_project(files)
+    sources = tuple(sorted(graph.sources.values(), key=lambda s: s.path))
+    return LoadResult(project, sort_diagnostics([*graph.diagnostics, *diags]), sources)

@@ -1,0 +1,66 @@
+"""The semantic pass: parsed files → resolved, checked project and its diagnostics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sigspec.diagnostics import Diagnostic, codes
+from sigspec.semantics import ir
+from sigspec.semantics.checks import check_field, check_infinite_types, check_modes, check_tools
+from sigspec.semantics.pipelines import check_pipeline
+from sigspec.semantics.prompt import check_template, template_attrs
+from sigspec.semantics.resolve import resolve_files
+from sigspec.semantics.scope import ParsedFile, build_table
+from sigspec.syntax import ast
+
+
+def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagnostic, ...]]:
+    table, diags = build_table(files)
+    resolved = resolve_files(files, table)
+    project = resolved.project
+    diags += resolved.diagnostics
+    for site in resolved.sites:
+        diags += check_field(site, project.types)
+    diags += check_infinite_types(project)
+    tools = {ir.fold(t.name) for t in project.tools}
+    decls = _syntax_by_origin(files)
+    for sig in (*project.signatures, *project.tools):
+        syntax = decls.get(_key(sig.origin))
+        if isinstance(syntax, ast.SignatureDecl):
+            diags += check_modes(sig, syntax, project.types)
+            diags += check_tools(sig, syntax, tools)
+            diags += _check_prompts(sig, syntax, project)
+    for pipeline in project.pipelines:
+        syntax = decls.get(_key(pipeline.origin))
+        if isinstance(syntax, ast.PipelineDecl):
+            diags += check_pipeline(pipeline, syntax, project)
+    return project, tuple(diags)
+
+
+def _key(origin: ir.Origin | None) -> tuple[str, int] | None:
+    return (origin.source.path, origin.span.start) if origin is not None else None
+
+
+def _syntax_by_origin(files: Sequence[ParsedFile]) -> dict[tuple[str, int] | None, ast.Decl]:
+    return {(f.source.path, d.span.start): d for f in files for d in f.module.decls}
+
+
+def _check_prompts(
+    sig: ir.Signature, syntax: ast.SignatureDecl, project: ir.Project
+) -> list[Diagnostic]:
+    if sig.origin is None:
+        return []
+    source = sig.origin.source
+    spans = {a.name: a.span for a in syntax.attrs}
+    used: set[str] = set()
+    diags: list[Diagnostic] = []
+    for attr, template in template_attrs(sig):
+        names, found = check_template(template, sig, project.types, source, spans[attr])
+        used |= names
+        diags += found
+    if sig.prompt is not None and sig.mode in ("json", "text") and not diags:
+        for param, node in zip(sig.params, syntax.params, strict=True):
+            if ir.fold(param.name) not in used:
+                diags.append(codes.UNUSED_PARAM.at(
+                    source, node.name_span, name=param.name, signature=sig.name))
+    return diags

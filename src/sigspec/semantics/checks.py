@@ -1,0 +1,162 @@
+"""Semantic rules over the resolved IR, one small function each. They collect, never raise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sigspec.diagnostics import Diagnostic, codes
+from sigspec.semantics import ir
+from sigspec.semantics.resolve import FieldSite
+from sigspec.semantics.types import (
+    Types,
+    deref,
+    inhabited_types,
+    is_numeric,
+    is_stringy,
+    strip_optional,
+)
+from sigspec.semantics.values import check_constraints, check_value
+from sigspec.source import Span
+from sigspec.syntax import ast
+
+
+def _attr_span(site: FieldSite, *names: str) -> Span:
+    for attr in site.syntax.attrs:
+        if attr.name in names:
+            return attr.span
+    return site.syntax.span
+
+
+def check_field(site: FieldSite, types: Types) -> list[Diagnostic]:
+    return [
+        *_constraint_targets(site, types),
+        *_contradictions(site),
+        *_default(site, types),
+        *_fallback(site),
+    ]
+
+
+_TARGETS = {
+    "min": ("numbers", is_numeric), "max": ("numbers", is_numeric),
+    "clamp": ("numbers", is_numeric),
+    "min_length": ("strings", is_stringy), "max_length": ("strings", is_stringy),
+    "pattern": ("strings", is_stringy), "format": ("strings", is_stringy),
+    "min_items": ("lists", lambda t, types: isinstance(strip_optional(t, types), ir.ListOf)),
+    "max_items": ("lists", lambda t, types: isinstance(strip_optional(t, types), ir.ListOf)),
+}
+
+
+def _constraint_targets(site: FieldSite, types: Types) -> Iterator[Diagnostic]:
+    for attr in site.syntax.attrs:
+        target = _TARGETS.get(attr.name)
+        if target is not None and not target[1](site.field.type, types):
+            yield codes.CONSTRAINT_TYPE_MISMATCH.at(
+                site.source, attr.span, name=attr.name, expected=target[0],
+                type=ir.render_type(site.field.type))
+
+
+def _contradictions(site: FieldSite) -> Iterator[Diagnostic]:
+    f = site.field
+    pairs: list[tuple[str, str, float | int | None, float | int | None]] = []
+    for c in f.constraints:
+        match c:
+            case ir.Range(lo, hi):
+                pairs.append(("min", "max", lo, hi))
+            case ir.Length(lo, hi):
+                pairs.append(("min_length", "max_length", lo, hi))
+            case ir.Items(lo, hi):
+                pairs.append(("min_items", "max_items", lo, hi))
+    if f.clamp is not None:
+        pairs.append(("clamp", "clamp", f.clamp.low, f.clamp.high))
+    for low_name, high_name, lo, hi in pairs:
+        if lo is not None and hi is not None and lo > hi:
+            lower = f"@{low_name}({lo})" if low_name != "clamp" else f"the clamp low {lo}"
+            upper = f"@{high_name}({hi})" if high_name != "clamp" else f"its high {hi}"
+            yield codes.CONTRADICTORY_CONSTRAINTS.at(
+                site.source, _attr_span(site, low_name), lower=lower, upper=upper)
+
+
+def _default(site: FieldSite, types: Types) -> Iterator[Diagnostic]:
+    f = site.field
+    if f.default is None or site.syntax.default is None:
+        return
+    reasons = check_value(f.default.value, f.type, types)
+    if not reasons and f.default.value is not None:
+        reasons = check_constraints(f.default.value, f.constraints, "")
+        if f.clamp is not None and type(f.default.value) in (int, float):
+            lo, hi = f.clamp.low, f.clamp.high
+            if not lo <= f.default.value <= hi:
+                reasons = [f"value: {f.default.value} is outside the clamp range {lo}..{hi}"]
+    if reasons:
+        yield codes.INVALID_DEFAULT.at(
+            site.source, site.syntax.default.span, type=ir.render_type(f.type),
+            reason="; ".join(r.removeprefix("value: ") for r in reasons[:3]))
+
+
+def _fallback(site: FieldSite) -> Iterator[Diagnostic]:
+    if site.field.fallback and site.field.default is None:
+        yield codes.FALLBACK_WITHOUT_DEFAULT.at(
+            site.source, _attr_span(site, "fallback"), name=site.field.name)
+
+
+def check_infinite_types(project: ir.Project) -> Iterator[Diagnostic]:
+    good = inhabited_types(project.types)
+    for name, typedef in project.types.items():
+        if name not in good and typedef.origin is not None:
+            yield codes.INFINITE_TYPE.at(typedef.origin.source, typedef.origin.span, name=name)
+
+
+def check_modes(sig: ir.Signature, syntax: ast.SignatureDecl, types: Types) -> Iterator[Diagnostic]:
+    """Seed 001's output-mode rules."""
+    if sig.origin is None or sig.kind != "signature":
+        return
+    source = sig.origin.source
+    spans = {a.name: a.span for a in syntax.attrs}
+    if sig.mode in ("json", "text"):
+        if sig.tools:
+            yield codes.TOOLS_NOT_ALLOWED.at(source, spans["tools"], mode=sig.mode)
+        if sig.compression:
+            yield codes.COMPRESSION_NOT_ALLOWED.at(source, spans["compression"], mode=sig.mode)
+    if sig.mode == "json":
+        for f in firewall_fields(sig.output, types):
+            span = f.origin.span if f.origin is not None else syntax.name_span
+            where = f.origin.source if f.origin is not None else source
+            yield codes.FIREWALL_FIELD.at(where, span, name=f.name)
+    if sig.mode == "text" and deref(sig.output, types) != ir.Prim("string"):
+        yield codes.TEXT_OUTPUT_IGNORED.at(
+            source, syntax.output.span, type=ir.render_type(sig.output))
+
+
+def firewall_fields(t: ir.TypeRef, types: Types) -> list[ir.Field]:
+    found: list[ir.Field] = []
+    seen: set[str] = set()
+    stack = [t]
+    while stack:
+        current = stack.pop()
+        match current:
+            case ir.Ref(name):
+                if name not in seen and name in types:
+                    seen.add(name)
+                    stack.append(types[name].type)
+            case ir.MapOf(fields):
+                found += [f for f in fields if f.name.startswith("_")]
+                stack += [f.type for f in fields]
+            case ir.ListOf(inner) | ir.Optional(inner):
+                stack.append(inner)
+            case ir.Union(members):
+                stack += members
+    return sorted(found, key=lambda f: f.origin.span.start if f.origin else 0)
+
+
+def check_tools(sig: ir.Signature, syntax: ast.SignatureDecl, tools: set[str]) -> list[Diagnostic]:
+    if sig.origin is None or not sig.tools:
+        return []
+    span = next(a.span for a in syntax.attrs if a.name == "tools")
+    from sigspec.diagnostics.suggest import did_you_mean
+
+    return [
+        codes.UNKNOWN_TOOL.at(sig.origin.source, span, name=name,
+                              hints=did_you_mean(name, sorted(tools)))
+        for name in sig.tools
+        if ir.fold(name) not in tools
+    ]

@@ -1,0 +1,186 @@
+"""Questions about resolved types: what a name stands for, what a type admits, what fits where."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import assert_never
+
+from sigspec.semantics.ir import (
+    ListOf,
+    Literal,
+    MapOf,
+    Optional,
+    Prim,
+    Ref,
+    TypeDef,
+    TypeRef,
+    Union,
+    fold,
+)
+
+Types = Mapping[str, TypeDef]
+
+
+def deref(t: TypeRef, types: Types) -> TypeRef:
+    """Follow named types to a structural type; an alias loop ends as `:any`."""
+    seen: set[str] = set()
+    while isinstance(t, Ref):
+        if t.name in seen or t.name not in types:
+            return Prim("any")
+        seen.add(t.name)
+        t = types[t.name].type
+    return t
+
+
+def strip_optional(t: TypeRef, types: Types) -> TypeRef:
+    t = deref(t, types)
+    while isinstance(t, Optional):
+        t = deref(t.inner, types)
+    return t
+
+
+def is_scalar(t: TypeRef, types: Types) -> bool:
+    t = strip_optional(t, types)
+    if isinstance(t, Prim):
+        return t.kind not in ("map", "any")
+    if isinstance(t, Literal):
+        return True
+    if isinstance(t, Union):
+        return all(is_scalar(m, types) for m in t.members)
+    return False
+
+
+def is_numeric(t: TypeRef, types: Types) -> bool:
+    t = strip_optional(t, types)
+    if isinstance(t, Prim):
+        return t.kind in ("int", "float")
+    if isinstance(t, Literal):
+        return type(t.value) in (int, float)
+    if isinstance(t, Union):
+        return all(is_numeric(m, types) for m in t.members)
+    return False
+
+
+def is_stringy(t: TypeRef, types: Types) -> bool:
+    t = strip_optional(t, types)
+    if isinstance(t, Prim):
+        return t.kind in ("string", "keyword", "datetime")
+    if isinstance(t, Literal):
+        return isinstance(t.value, str)
+    if isinstance(t, Union):
+        return all(is_stringy(m, types) for m in t.members)
+    return False
+
+
+def inhabited_types(types: Types) -> set[str]:
+    """Names whose type has at least one finite value (least fixpoint)."""
+    good: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, typedef in types.items():
+            if name not in good and _inhabited(typedef.type, good):
+                good.add(name)
+                changed = True
+    return good
+
+
+def _inhabited(t: TypeRef, good: set[str]) -> bool:
+    match t:
+        case Prim() | Literal() | ListOf() | Optional():
+            return True
+        case Ref(name):
+            return name in good
+        case MapOf(fields):
+            return all(_inhabited(f.type, good) for f in fields if f.required)
+        case Union(members):
+            return any(_inhabited(m, good) for m in members)
+        case _:
+            assert_never(t)
+
+
+def assignable(src: TypeRef, dst: TypeRef, types: Types) -> bool:
+    """Can every value of `src` be used where `dst` is expected (pipelines)?"""
+    return _assignable(src, dst, types, set())
+
+
+def _assignable(src: TypeRef, dst: TypeRef, types: Types, seen: set[tuple[str, str]]) -> bool:
+    if isinstance(src, Ref) and isinstance(dst, Ref):
+        if src.name == dst.name or (src.name, dst.name) in seen:
+            return True  # recursive types: assume the pair holds while checking it
+        seen = seen | {(src.name, dst.name)}
+    src, dst = deref(src, types), deref(dst, types)
+    if isinstance(dst, Prim) and dst.kind == "any":
+        return True
+    if isinstance(src, Prim) and src.kind == "any":
+        return True
+    if isinstance(src, Union):
+        return all(_assignable(m, dst, types, seen) for m in src.members)
+    if isinstance(dst, Optional):
+        if isinstance(src, Optional):
+            return _assignable(src.inner, dst.inner, types, seen)
+        return (isinstance(src, Literal) and src.value is None) or _assignable(
+            src, dst.inner, types, seen
+        )
+    if isinstance(dst, Union):
+        return any(_assignable(src, m, types, seen) for m in dst.members)
+    return _assignable_plain(src, dst, types, seen)
+
+
+def _assignable_plain(
+    src: TypeRef, dst: TypeRef, types: Types, seen: set[tuple[str, str]]
+) -> bool:
+    match dst:
+        case Prim(kind):
+            return _fits_prim(src, kind)
+        case Literal(value):
+            return isinstance(src, Literal) and type(src.value) is type(value) and src.value == value
+        case ListOf(item):
+            return isinstance(src, ListOf) and _assignable(src.item, item, types, seen)
+        case MapOf():
+            return isinstance(src, MapOf) and _map_assignable(src, dst, types, seen)
+        case Optional() | Union() | Ref():
+            return False  # handled by the caller
+        case _:
+            assert_never(dst)
+
+
+_PRIM_ACCEPTS = {
+    "string": {"string", "keyword", "datetime"},
+    "keyword": {"keyword"},
+    "datetime": {"datetime"},
+    "int": {"int"},
+    "float": {"int", "float"},
+    "bool": {"bool"},
+    "map": {"map"},
+}
+
+
+def _fits_prim(src: TypeRef, kind: str) -> bool:
+    if isinstance(src, Prim):
+        return src.kind in _PRIM_ACCEPTS.get(kind, set())
+    if isinstance(src, Literal):
+        value = src.value
+        return {
+            "string": isinstance(value, str),
+            "keyword": isinstance(value, str),
+            "int": type(value) is int,
+            "float": type(value) in (int, float),
+            "bool": type(value) is bool,
+        }.get(kind, False)
+    return kind == "map" and isinstance(src, MapOf)
+
+
+def _map_assignable(src: MapOf, dst: MapOf, types: Types, seen: set[tuple[str, str]]) -> bool:
+    src_fields = {fold(f.name): f for f in src.fields}
+    dst_names = {fold(f.name) for f in dst.fields}
+    for field in dst.fields:
+        given = src_fields.get(fold(field.name))
+        if given is None:
+            if field.required:
+                return False
+            continue
+        if not _assignable(given.type, field.type, types, seen):
+            return False
+    extra = any(name not in dst_names for name in src_fields) or src.open
+    return dst.open or not extra

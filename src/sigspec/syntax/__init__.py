@@ -1,0 +1,1 @@
+"""Syntax: text to AST. Nothing from lark leaves this package."""

@@ -1,0 +1,186 @@
+"""The AST: what the text says, with a span on every node and nothing resolved.
+
+Names are plain strings as written; children are tuples. `:boolean` is stored as `bool`
+because the two are one type and the formatter prints the canonical spelling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sigspec.source import Span
+
+JsonScalar = str | int | float | bool | None
+
+
+# ---- values (defaults and attribute arguments) -------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarValue:
+    value: JsonScalar
+    span: Span
+    triple: bool = False  # a """string""", kept so the formatter can keep the form
+
+
+@dataclass(frozen=True, slots=True)
+class ListValue:
+    items: tuple[Value, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class MapValue:
+    entries: tuple[tuple[str, Value], ...]
+    span: Span
+
+
+Value = ScalarValue | ListValue | MapValue
+
+
+@dataclass(frozen=True, slots=True)
+class NameArg:
+    """A bare name as an attribute argument: `@output(json)`, `@tools(search)`."""
+
+    name: str
+    span: Span
+
+
+AttrArg = Value | NameArg
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    name: str  # without the `@`
+    args: tuple[AttrArg, ...] | None  # None: written without parentheses
+    span: Span
+
+
+# ---- types ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PrimType:
+    name: str  # string int float bool keyword datetime map any (validated by the parser)
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ListType:
+    item: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class MapType:
+    fields: tuple[Field, ...]
+    open: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalType:
+    inner: TypeExpr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class UnionType:
+    members: tuple[TypeExpr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralType:
+    value: JsonScalar
+    span: Span
+
+
+TypeExpr = PrimType | NamedType | ListType | MapType | OptionalType | UnionType | LiteralType
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A map field or a signature parameter: `name T [= default] [@attr...] ["description"]`."""
+
+    name: str
+    name_span: Span
+    type: TypeExpr
+    default: Value | None
+    attrs: tuple[Attribute, ...]
+    description: ScalarValue | None
+    span: Span
+
+
+# ---- declarations ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportDecl:
+    path: str
+    path_span: Span
+    attrs: tuple[Attribute, ...]
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDecl:
+    name: str
+    name_span: Span
+    type: TypeExpr
+    attrs: tuple[Attribute, ...]
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureDecl:
+    kind: str  # "signature" or "tool"
+    name: str
+    name_span: Span
+    params: tuple[Field, ...]
+    output: TypeExpr
+    attrs: tuple[Attribute, ...]
+    doc: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineDecl:
+    name: str
+    name_span: Span
+    steps: tuple[NamedType, ...]
+    attrs: tuple[Attribute, ...]
+    doc: str | None
+    span: Span
+
+
+Decl = ImportDecl | TypeDecl | SignatureDecl | PipelineDecl
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    text: str  # including the leading `#`
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Module:
+    decls: tuple[Decl, ...]
+    comments: tuple[Comment, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InlineSignature:
+    """One inline signature; `params` is None for the shorthand `T` (= `() -> T`)."""
+
+    params: tuple[Field, ...] | None
+    output: TypeExpr
+    span: Span
