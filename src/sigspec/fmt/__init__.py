@@ -1,0 +1,1 @@
+"""`sigspec fmt`: the canonical layout of .sig files."""

@@ -46,5 +46,7 @@ def encode_triple(value: str) -> str:
     body = value.replace("\\", "\\\\")
     # A quote that starts `""` or ends the body would close the literal early.
     body = re.sub(r'"(?=")|"$', r"\\\"", body)
-    lead = "\n" if body.startswith("\n") else ""
+    # The newline after the opening quotes is not part of the value, so a multi-line value
+    # can always start on its own line.
+    lead = "\n" if "\n" in body else ""
     return f'"""{lead}{body}"""'

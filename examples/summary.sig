@@ -1,0 +1,17 @@
+# Seed 001: text mode returns the model's reply as-is, without parsing or retries.
+
+## Summarise a document for a given audience.
+@output(text)
+@system("You write clear, faithful summaries. Never invent facts.")
+@prompt("""
+Summarise the following for {{audience}} in at most {{max_words}} words.
+{{#focus}}Focus on: {{.}}
+{{/focus}}
+{{document}}
+""")
+signature summarize(
+  document :string,
+  audience :string = "a general reader",
+  max_words :int = 150 @min(20),
+  focus [:string] = []
+) -> :string

@@ -1,0 +1,100 @@
+"""The `sigspec` command: parse arguments, call the library, render, set the exit code.
+
+Exit codes: 0 clean, 1 findings (errors, formatting needed), 2 usage or configuration error.
+Heavy modules are imported inside commands so that `sigspec lint` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sigspec.diagnostics import Diagnostic
+
+FORMATS = ("text", "json", "github", "sarif")
+
+
+def _use_color() -> bool:
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _emit(diagnostics: Sequence[Diagnostic], fmt: str) -> None:
+    from sigspec.diagnostics.render import RENDERERS
+
+    text = RENDERERS[fmt](diagnostics, fmt == "text" and _use_color())
+    if text:
+        click.echo(text, nl=False)
+
+
+def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    errors = sum(1 for d in diagnostics if d.is_error)
+    warnings = len(diagnostics) - errors
+    plural = lambda n, w: f"{n} {w}{'' if n == 1 else 's'}"  # noqa: E731
+    return f"{plural(files, 'file')} checked: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sigspec")
+def main() -> None:
+    """sigspec: a compiler for LLM function signatures."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="How to print diagnostics.")
+def lint(paths: tuple[Path, ...], fmt: str) -> None:
+    """Check .sig files (and the files they import) for errors."""
+    from sigspec.project import discover, load
+
+    roots = paths or (Path("."),)
+    if not discover(roots):
+        raise click.UsageError("no .sig files found in " + ", ".join(str(p) for p in roots))
+    result = load(roots)
+    _emit(result.diagnostics, fmt)
+    if fmt == "text":
+        click.echo(_summary(result.diagnostics, len(result.sources)), err=True)
+    sys.exit(1 if result.has_errors else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change.")
+@click.option("--diff", is_flag=True, help="Print a diff instead of writing; exit 1 on changes.")
+def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
+    """Format .sig files in the canonical layout (`-` reads standard input)."""
+    from sigspec import fmt_files
+
+    if paths == (Path("-"),):
+        sys.exit(fmt_files.format_stdin())
+    from sigspec.project import discover
+
+    files = discover(paths or (Path("."),))
+    if not files:
+        raise click.UsageError("no .sig files found")
+    sys.exit(fmt_files.format_files(files, check=check, diff=diff, color=_use_color()))
+
+
+@main.command()
+@click.argument("code")
+def explain(code: str) -> None:
+    """Print the long explanation of a diagnostic code, with an example."""
+    from sigspec.diagnostics.codes import CODES
+    from sigspec.diagnostics.suggest import did_you_mean
+
+    entry = CODES.get(code.removeprefix("error[").removesuffix("]"))
+    if entry is None:
+        hint = " ".join(did_you_mean(code, CODES))
+        raise click.UsageError(f"unknown diagnostic code `{code}`. {hint}".strip())
+    click.echo(f"{entry.name} ({entry.severity.value}): {entry.summary}\n")
+    click.echo(click.wrap_text(entry.explanation, width=88) + "\n")
+    if entry.example:
+        click.echo("Example:\n")
+        click.echo("".join(f"    {line}\n" for line in entry.example.splitlines()))

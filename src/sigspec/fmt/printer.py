@@ -1,0 +1,187 @@
+"""AST (+ comments) → canonical `.sig` text. `fmt` is idempotent and keeps every comment.
+
+Layout: one declaration per paragraph (imports grouped), attributes one per line, and a map
+or param list flat when it fits in WIDTH columns and holds no comment, else one item per line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import assert_never
+
+from sigspec.fmt.comments import Attachments, Key, Placed, attach, key, params_span
+from sigspec.source import SourceFile
+from sigspec.syntax import ast
+from sigspec.syntax.strings import encode, encode_triple
+
+WIDTH = 100
+INDENT = "  "
+
+
+def format_module(source: SourceFile, module: ast.Module) -> str:
+    return _Printer(attach(source, module)).module(module)
+
+
+class _Printer:
+    def __init__(self, notes: Attachments) -> None:
+        self.notes = notes
+
+    # ---- declarations ----
+
+    def module(self, module: ast.Module) -> str:
+        chunks: list[str] = []
+        previous: ast.Decl | None = None
+        for decl in module.decls:
+            if previous is not None:
+                together = isinstance(previous, ast.ImportDecl) and isinstance(decl, ast.ImportDecl)
+                chunks.append("\n" if together else "\n\n")
+            chunks.append(self.decl(decl))
+            previous = decl
+        tail = self._comment_lines(self.notes.end_of_file, "")
+        text = "".join(chunks)
+        if tail:
+            text = f"{text}\n\n{tail}" if text else tail
+        return text.strip("\n") + "\n" if text.strip() else ""
+
+    def decl(self, decl: ast.Decl) -> str:
+        k = key("decl", decl.span)
+        head = self._comment_lines(self.notes.leading.get(k, []), "")
+        if decl.doc is not None:
+            head += "".join(f"##{' ' + line if line else ''}\n" for line in decl.doc.split("\n"))
+        head += "".join(self.attr(a) + "\n" for a in decl.attrs)
+        body = self._decl_body(decl)
+        return head + body + self._trailing(k, "")
+
+    def _decl_body(self, decl: ast.Decl) -> str:
+        match decl:
+            case ast.ImportDecl():
+                return f"import {encode(decl.path)}"
+            case ast.TypeDecl():
+                start = f"type {decl.name} = "
+                return start + self.type(decl.type, "", len(start))
+            case ast.SignatureDecl():
+                return self._signature(decl)
+            case ast.PipelineDecl():
+                return f"pipeline {decl.name} = " + " |> ".join(s.name for s in decl.steps)
+            case _:
+                assert_never(decl)
+
+    def _signature(self, decl: ast.SignatureDecl) -> str:
+        container = key("params", params_span(decl))
+        head = f"{decl.kind} {decl.name}"
+        params = self._items(
+            [self.field(p, INDENT) for p in decl.params],
+            [key("field", p.span) for p in decl.params], container, "(", ")", "", len(head),
+        )
+        start = f"{head}{params} -> "
+        column = len(start.rsplit("\n", 1)[-1])
+        return start + self.type(decl.output, "", column)
+
+    # ---- fields, attributes, values ----
+
+    def field(self, f: ast.Field, indent: str) -> str:
+        type_text = self.type(f.type, indent, len(indent) + len(f.name) + 1)
+        if isinstance(f.type, ast.UnionType) and (f.default or f.attrs or f.description):
+            type_text = f"({type_text})"  # keep the tail visibly apart from the last member
+        text = f"{f.name} {type_text}"
+        if f.default is not None:
+            text += " = " + self.value(f.default)
+        for attr in f.attrs:
+            text += " " + self.attr(attr)
+        if f.description is not None:
+            text += " " + self.string(f.description)
+        return text
+
+    def attr(self, attr: ast.Attribute) -> str:
+        if attr.args is None:
+            return f"@{attr.name}"
+        args = ", ".join(a.name if isinstance(a, ast.NameArg) else self.value(a) for a in attr.args)
+        return f"@{attr.name}({args})"
+
+    def value(self, v: ast.Value) -> str:
+        match v:
+            case ast.ScalarValue():
+                return self.string(v) if isinstance(v.value, str) else scalar(v.value)
+            case ast.ListValue(items):
+                return "[" + ", ".join(self.value(i) for i in items) + "]"
+            case ast.MapValue(entries):
+                return "{" + ", ".join(f"{encode(k)}: {self.value(x)}" for k, x in entries) + "}"
+            case _:
+                assert_never(v)
+
+    def string(self, v: ast.ScalarValue) -> str:
+        text = str(v.value)
+        return encode_triple(text) if v.triple else encode(text)
+
+    # ---- types ----
+
+    def type(self, t: ast.TypeExpr, indent: str, column: int) -> str:
+        match t:
+            case ast.PrimType(name):
+                return f":{name}"
+            case ast.NamedType(name):
+                return name
+            case ast.ListType(item):
+                return "[" + self.type(item, indent, column + 1) + "]"
+            case ast.MapType():
+                return self._map(t, indent, column)
+            case ast.OptionalType(inner):
+                text = self.type(inner, indent, column)
+                return f"({text})?" if isinstance(inner, ast.UnionType) else f"{text}?"
+            case ast.UnionType(members):
+                parts = [self.type(m, indent, column) for m in members]
+                return " | ".join(
+                    f"({p})" if isinstance(m, ast.UnionType) else p
+                    for p, m in zip(parts, members, strict=True)
+                )
+            case ast.LiteralType(value):
+                return encode(value) if isinstance(value, str) else scalar(value)
+            case _:
+                assert_never(t)
+
+    def _map(self, t: ast.MapType, indent: str, column: int) -> str:
+        inner = indent + INDENT
+        items = [self.field(f, inner) for f in t.fields]
+        keys = [key("field", f.span) for f in t.fields]
+        if t.open:
+            items.append("...")
+            keys.append(("ellipsis", t.span.end, t.span.end))
+        return self._items(items, keys, key("map", t.span), "{", "}", indent, column)
+
+    def _items(self, items: list[str], keys: list[Key], container: Key, open_: str,
+               close: str, indent: str, column: int) -> str:
+        dangling = self.notes.dangling.get(container, [])
+        flat = open_ + ", ".join(items) + close
+        multiline = any("\n" in i for i in items)
+        if not self.notes.inside(container, keys) and not multiline and column + len(flat) <= WIDTH:
+            return flat
+        if not items and not dangling:
+            return open_ + close
+        inner = indent + INDENT
+        lines = [open_]
+        for index, (item, k) in enumerate(zip(items, keys, strict=True)):
+            comma = "," if index < len(items) - 1 else ""
+            lines.append(self._comment_lines(self.notes.leading.get(k, []), inner).rstrip("\n"))
+            lines.append(f"{inner}{item}{comma}{self._trailing(k, inner)}")
+        lines.append(self._comment_lines(dangling, inner).rstrip("\n"))
+        lines.append(indent + close)
+        return "\n".join(line for line in lines if line)
+
+    # ---- comments ----
+
+    def _trailing(self, k: Key, indent: str) -> str:
+        notes = self.notes.trailing.get(k, [])
+        if not notes:
+            return ""
+        rest = "".join(f"\n{indent}{n.text}" for n in notes[1:])
+        return f" {notes[0].text}{rest}"
+
+    @staticmethod
+    def _comment_lines(notes: list[Placed], indent: str) -> str:
+        return "".join(f"{indent}{n.text}\n" + ("\n" if n.blank_after else "") for n in notes)
+
+
+def scalar(value: ast.JsonScalar) -> str:
+    if isinstance(value, float):
+        return repr(value)
+    return json.dumps(value)
