@@ -1,20 +1,23 @@
 """Files that ship with sigspec: the grammar and the templates.
 
 In a wheel they sit inside the package (pyproject's force-include); in an editable install
-or a source checkout they sit at the repository root, beside `src/`.
+or a source checkout they sit at the repository root, beside `src/`. Plain paths rather than
+importlib.resources: wheels are always unpacked, and importing importlib.resources (and the
+zipfile machinery behind it) costs `sigspec lint` several milliseconds of start-up.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def resource_path(*parts: str) -> Path:
-    packaged = resources.files("sigspec").joinpath(*parts)
-    if packaged.is_file() or packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2].joinpath(*parts)
+    packaged = _PACKAGE.joinpath(*parts)
+    if packaged.exists():
+        return packaged
+    return _PACKAGE.parents[1].joinpath(*parts)
 
 
 def read_resource(*parts: str) -> str:

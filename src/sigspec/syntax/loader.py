@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,9 @@ def _cache_key(grammar: str) -> str:
     import lark
 
     seed = f"{grammar}\0{lark.__version__}\0{sys.version_info[:2]}\0{sorted(LARK_OPTIONS.items())}"
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
+    # crc32, not sha256: the key only tells versions apart (safety comes from the private
+    # folder), and hashlib's OpenSSL load would cost more than the rest of this function.
+    return f"{zlib.crc32(seed.encode('utf-8')):08x}"
 
 
 @functools.cache  # one analysed parser per process; it is immutable once built

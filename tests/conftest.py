@@ -1,0 +1,39 @@
+"""Shared fixtures: the repository root and a helper that runs the real `sigspec` command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python -m sigspec ARGS` in a subprocess, as a user's shell would."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "sigspec", *args],
+        cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def write_files(tmp_path: Path):  # type: ignore[no-untyped-def]
+    def write(files: dict[str, str | bytes]) -> Path:
+        for name, content in files.items():
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        return tmp_path
+
+    return write

@@ -1,0 +1,81 @@
+"""Every diagnostic code is triggered by a test; every table example produces its own code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sigspec import SignatureError, load, parse_signature
+from sigspec.diagnostics.codes import CODES
+from sigspec.project import MAX_FILE_BYTES
+from sigspec.syntax.scan import MAX_DEPTH
+
+# Codes whose trigger is not a plain .sig text; each has its own test below.
+SPECIAL = {"invalid-encoding", "file-too-large", "nesting-too-deep", "read-error",
+           "comment-in-inline"}
+
+
+def split_example(example: str) -> dict[str, str]:
+    first, *rest = example.split("---- ")
+    files = {"main.sig": first}
+    for chunk in rest:
+        header, _, body = chunk.partition("\n")
+        files[header.strip()] = body
+    return files
+
+
+def codes_for(root: Path, name: str = "main.sig") -> list[str]:
+    return [d.code for d in load([root / name]).diagnostics]
+
+
+def test_every_code_has_an_example_or_a_special_test() -> None:
+    missing = [c.name for c in CODES.values() if not c.example and c.name not in SPECIAL]
+    assert missing == []
+
+
+@pytest.mark.parametrize("code", sorted(c for c in CODES if c not in SPECIAL))
+def test_example_produces_its_code(code: str, write_files) -> None:  # type: ignore[no-untyped-def]
+    root = write_files(split_example(CODES[code].example))
+    assert code in codes_for(root)
+
+
+@pytest.mark.parametrize("code", sorted(CODES))
+def test_every_code_is_explained(code: str) -> None:
+    entry = CODES[code]
+    assert entry.summary.endswith(".")
+    assert len(entry.explanation) > 40
+
+
+def test_invalid_encoding(write_files) -> None:  # type: ignore[no-untyped-def]
+    root = write_files({"main.sig": b"type A = :int\n\xff\xfe"})
+    result = load([root / "main.sig"])
+    [diag] = result.diagnostics
+    assert diag.code == "invalid-encoding"
+    assert "0xff" in diag.message and "offset 14" in diag.message
+
+
+def test_file_too_large(write_files) -> None:  # type: ignore[no-untyped-def]
+    root = write_files({"main.sig": "#" * (MAX_FILE_BYTES + 10)})
+    assert codes_for(root) == ["file-too-large"]
+
+
+def test_nesting_too_deep(write_files) -> None:  # type: ignore[no-untyped-def]
+    deep = "[" * (MAX_DEPTH + 1) + ":int" + "]" * (MAX_DEPTH + 1)
+    root = write_files({"main.sig": f"type A = {deep}\n"})
+    assert codes_for(root) == ["nesting-too-deep"]
+    ok = "[" * MAX_DEPTH + ":int" + "]" * MAX_DEPTH
+    root = write_files({"main.sig": f"type A = {ok}\n"})
+    assert codes_for(root) == []
+
+
+def test_read_error(tmp_path: Path) -> None:
+    [diag] = load([tmp_path / "gone.sig"]).diagnostics
+    assert diag.code == "read-error"
+    assert "gone.sig" in diag.message
+
+
+def test_comment_in_inline() -> None:
+    with pytest.raises(SignatureError) as info:
+        parse_signature(":int # the answer")
+    assert [d.code for d in info.value.diagnostics] == ["comment-in-inline"]
