@@ -13,13 +13,19 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-def run_cli(*args: str, cwd: Path | None = None, stdin: str | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `python -m sigspec ARGS` in a subprocess, as a user's shell would."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "sigspec", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=120,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
         check=False,
     )
 

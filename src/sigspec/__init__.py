@@ -28,7 +28,16 @@ _EXPORTS = {
     "Signature": "sigspec.semantics.ir",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Diagnostic",
+    "LoadResult",
+    "Project",
+    "Severity",
+    "Signature",
+    "SignatureError",
+    "load",
+    "parse_signature",
+]
 
 
 def __getattr__(name: str) -> Any:

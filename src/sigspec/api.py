@@ -41,6 +41,9 @@ def parse_signature(text: str) -> ir.Signature:
     if has_errors(found):
         raise SignatureError(sort_diagnostics(found))
     return ir.Signature(
-        name="", params=params, output=output, shorthand=node.params is None,
+        name="",
+        params=params,
+        output=output,
+        shorthand=node.params is None,
         origin=ir.Origin(source, node.span),
     )

@@ -33,11 +33,15 @@ def _emit(diagnostics: Sequence[Diagnostic], fmt: str) -> None:
         click.echo(text, nl=False)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
     errors = sum(1 for d in diagnostics if d.is_error)
     warnings = len(diagnostics) - errors
-    plural = lambda n, w: f"{n} {w}{'' if n == 1 else 's'}"  # noqa: E731
-    return f"{plural(files, 'file')} checked: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    counts = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    return f"{_plural(files, 'file')} checked: {counts}"
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -48,8 +52,14 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="How to print diagnostics.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="How to print diagnostics.",
+)
 def lint(paths: tuple[Path, ...], fmt: str) -> None:
     """Check .sig files (and the files they import) for errors."""
     from sigspec.project import discover, load

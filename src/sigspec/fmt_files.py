@@ -55,17 +55,28 @@ def format_files(files: Sequence[Path], *, check: bool, diff: bool, color: bool)
             continue
         changed += 1
         if diff:
-            click.echo("".join(difflib.unified_diff(
-                source.text.splitlines(keepends=True), result.text.splitlines(keepends=True),
-                f"a/{source.path}", f"b/{source.path}")), nl=False)
+            click.echo(
+                "".join(
+                    difflib.unified_diff(
+                        source.text.splitlines(keepends=True),
+                        result.text.splitlines(keepends=True),
+                        f"a/{source.path}",
+                        f"b/{source.path}",
+                    )
+                ),
+                nl=False,
+            )
         elif check:
             click.echo(f"would reformat {display_path(path)}")
         else:
             write_atomic(path, result.text)
             click.echo(f"reformatted {display_path(path)}")
     verb = "would be reformatted" if check or diff else "reformatted"
-    click.echo(f"{changed} file{'s' if changed != 1 else ''} {verb}, "
-               f"{len(files) - changed - failed} unchanged, {failed} not parsed", err=True)
+    click.echo(
+        f"{changed} file{'s' if changed != 1 else ''} {verb}, "
+        f"{len(files) - changed - failed} unchanged, {failed} not parsed",
+        err=True,
+    )
     if failed or ((check or diff) and changed):
         return 1
     return 0

@@ -36,7 +36,11 @@ class LoadResult:
 def display_path(path: Path) -> str:
     """Relative to the working directory when below it: stable across machines."""
     try:
-        return Path(os.path.relpath(path)).as_posix() if path.is_relative_to(Path.cwd()) else path.as_posix()
+        return (
+            Path(os.path.relpath(path)).as_posix()
+            if path.is_relative_to(Path.cwd())
+            else path.as_posix()
+        )
     except ValueError:
         return path.as_posix()
 
@@ -52,7 +56,7 @@ def discover(paths: Iterable[Path]) -> list[Path]:
                     found.add(candidate.resolve())
         else:
             found.add(path.resolve())
-    return sorted(found, key=lambda p: display_path(p))
+    return sorted(found, key=display_path)
 
 
 def read_source(path: Path) -> tuple[SourceFile | None, list[Diagnostic]]:
@@ -146,9 +150,11 @@ def _cycles(graph: _Graph) -> list[Diagnostic]:
             stack[-1] = (node, index + 1)
             target, decl = edges[index]
             if state.get(target) == 1:
-                loop = [*trail[trail.index(target):], target]
+                loop = [*trail[trail.index(target) :], target]
                 cycle = " -> ".join(graph.sources[p].path for p in loop)
-                diags.append(codes.IMPORT_CYCLE.at(graph.sources[node], decl.path_span, cycle=cycle))
+                diags.append(
+                    codes.IMPORT_CYCLE.at(graph.sources[node], decl.path_span, cycle=cycle)
+                )
             elif target not in state and target in graph.edges:
                 state[target] = 1
                 stack.append((target, 0))

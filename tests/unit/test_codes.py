@@ -12,8 +12,13 @@ from sigspec.project import MAX_FILE_BYTES
 from sigspec.syntax.scan import MAX_DEPTH
 
 # Codes whose trigger is not a plain .sig text; each has its own test below.
-SPECIAL = {"invalid-encoding", "file-too-large", "nesting-too-deep", "read-error",
-           "comment-in-inline"}
+SPECIAL = {
+    "invalid-encoding",
+    "file-too-large",
+    "nesting-too-deep",
+    "read-error",
+    "comment-in-inline",
+}
 
 
 def split_example(example: str) -> dict[str, str]:

@@ -35,11 +35,15 @@ ACCEPTED = [
     ("{_a :int, a :int}", "() -> {_a :int, a :int}"),
     ("(a :int) -> {a :int}", "(a :int) -> {a :int}"),
     ("() -> :int", "() -> :int"),
-    ("{user-id :string, items [{sku :string, qty :int}]}",
-     "() -> {user-id :string, items [{sku :string, qty :int}]}"),
+    (
+        "{user-id :string, items [{sku :string, qty :int}]}",
+        "() -> {user-id :string, items [{sku :string, qty :int}]}",
+    ),
     ("{a {b {c :float?}}}", "() -> {a {b {c :float?}}}"),
-    ("{type :string, signature :int, tool :bool, true :any}",
-     "() -> {type :string, signature :int, tool :bool, true :any}"),
+    (
+        "{type :string, signature :int, tool :bool, true :any}",
+        "() -> {type :string, signature :int, tool :bool, true :any}",
+    ),
     ("(x :any) -> :any", "(x :any) -> :any"),
 ]
 
@@ -134,8 +138,7 @@ def test_params_and_fields_are_separate_namespaces() -> None:
         ("{id :int, ...}", "() -> {id :int, ...}"),
         ("{...}", "() -> {...}"),
         ("{flag true, nothing null}", "() -> {flag true, nothing null}"),
-        ('(n :int = 3 @min(1) "count") -> {a :float = 0.5 @clamp(0, 1)}',
-         "(n :int) -> {a :float}"),
+        ('(n :int = 3 @min(1) "count") -> {a :float = 0.5 @clamp(0, 1)}', "(n :int) -> {a :float}"),
     ],
 )
 def test_extensions(text: str, rendered: str) -> None:

@@ -1,10 +1,10 @@
-'''THE table of diagnostic codes: every code, its severity, its message and its long form.
+"""THE table of diagnostic codes: every code, its severity, its message and its long form.
 
 Call sites build diagnostics with `UNKNOWN_TYPE.at(source, span, name=...)`; no message text
 is formatted anywhere else. Codes are stable: tools match on them, so never rename one.
 An example is a `.sig` text that produces the code (a test proves it); `---- name.sig` lines
 split it into several files, the first one being the file that is checked.
-'''
+"""
 
 from __future__ import annotations
 
@@ -48,7 +48,9 @@ E = Severity.ERROR
 W = Severity.WARNING
 
 SYNTAX_ERROR = Code(
-    "syntax-error", E, "{detail}",
+    "syntax-error",
+    E,
+    "{detail}",
     "The text does not follow the sigspec grammar.",
     "The parser stopped at a token it did not expect. The message names what was found and "
     "what could have come instead. Common causes: a missing comma between fields, a trailing "
@@ -56,52 +58,68 @@ SYNTAX_ERROR = Code(
     "signature f(a :int b :int) -> :int\n",
 )
 INVALID_ENCODING = Code(
-    "invalid-encoding", E, "file is not valid UTF-8 (byte 0x{byte:02x} at offset {offset})",
+    "invalid-encoding",
+    E,
+    "file is not valid UTF-8 (byte 0x{byte:02x} at offset {offset})",
     "A .sig file must be UTF-8 text.",
     "sigspec reads every .sig file as UTF-8. Re-save the file as UTF-8; nothing in it was read.",
     "",
 )
 FILE_TOO_LARGE = Code(
-    "file-too-large", E, "file is {size} bytes; the limit for a .sig file is {limit} bytes",
+    "file-too-large",
+    E,
+    "file is {size} bytes; the limit for a .sig file is {limit} bytes",
     "A .sig file is larger than sigspec reads.",
     "Signature files are small; a file over the limit is almost always generated or wrong, "
     "and is refused rather than parsed. Split it into several files joined by `import`.",
     "",
 )
 NESTING_TOO_DEEP = Code(
-    "nesting-too-deep", E, "brackets are nested more than {limit} levels deep",
+    "nesting-too-deep",
+    E,
+    "brackets are nested more than {limit} levels deep",
     "Types are nested deeper than sigspec allows.",
     "Deeply nested types are unreadable and no provider accepts them (OpenAI allows 10 levels). "
     "Name inner types with `type Name = ...` to flatten the structure.",
     "",
 )
 READ_ERROR = Code(
-    "read-error", E, "cannot read {path}: {reason}",
+    "read-error",
+    E,
+    "cannot read {path}: {reason}",
     "A file could not be read.",
     "The file does not exist, is a folder, or cannot be opened. Check the path and permissions.",
     "",
 )
 INVALID_STRING = Code(
-    "invalid-string", E, "invalid string literal: {reason}",
+    "invalid-string",
+    E,
+    "invalid string literal: {reason}",
     "A string literal has a bad escape sequence.",
-    "Strings use JSON escapes: \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX.",
+    'Strings use JSON escapes: \\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX.',
     'signature f(a :string "bad \\q escape") -> :int\n',
 )
 COMMENT_IN_INLINE = Code(
-    "comment-in-inline", E, "comments are not allowed in an inline signature",
+    "comment-in-inline",
+    E,
+    "comments are not allowed in an inline signature",
     "An inline signature string contains a `#` comment.",
     "Comments belong in .sig files. PtcRunner's inline syntax has no comments, so an inline "
     "signature with `#` is rejected to stay compatible.",
     "",
 )
 SPACE_BEFORE_OPTIONAL = Code(
-    "space-before-optional", E, "`?` must follow its type directly",
+    "space-before-optional",
+    E,
+    "`?` must follow its type directly",
     "There is whitespace between a type and its `?`.",
     "Write `:int?`, not `:int ?`. PtcRunner rejects the spaced form, so sigspec does too.",
     "signature f() -> {a :int ?}\n",
 )
 UNKNOWN_PRIMITIVE = Code(
-    "unknown-primitive", E, "unknown type `{name}`",
+    "unknown-primitive",
+    E,
+    "unknown type `{name}`",
     "A `:keyword` type is not one of the primitives.",
     "The primitive types are :string :int :float :bool (:boolean) :keyword :datetime :map and "
     ":any. Keywords are case-sensitive; `:integer`, `:number`, `:list` and `:object` do not "
@@ -109,55 +127,71 @@ UNKNOWN_PRIMITIVE = Code(
     "signature f() -> {n :integer}\n",
 )
 UNKNOWN_TYPE = Code(
-    "unknown-type", E, "unknown type `{name}`",
+    "unknown-type",
+    E,
+    "unknown type `{name}`",
     "A named type is not declared in this file or the files it imports.",
     "Named types must be declared with `type Name = ...` in the same file or in an imported "
     "file. Names are case-sensitive.",
-    "signature f() -> {s Sentimnt}\ntype Sentiment = \"positive\" | \"negative\"\n",
+    'signature f() -> {s Sentimnt}\ntype Sentiment = "positive" | "negative"\n',
 )
 UNKNOWN_SIGNATURE = Code(
-    "unknown-signature", E, "unknown signature `{name}`",
+    "unknown-signature",
+    E,
+    "unknown signature `{name}`",
     "A pipeline step names a signature that does not exist.",
     "Each step of `pipeline p = a |> b` must be a signature declared in the file or an "
     "imported file.",
     "signature a() -> {x :int}\npipeline p = a |> b\n",
 )
 UNKNOWN_TOOL = Code(
-    "unknown-tool", E, "unknown tool `{name}`",
+    "unknown-tool",
+    E,
+    "unknown tool `{name}`",
     "`@tools(...)` names a tool that is not declared.",
     "Tools are declared with `tool name(params) -> T`, in the file or an imported file.",
     "@output(ptc_lisp) @tools(serch)\nsignature f() -> :string\n"
     "tool search(q :string) -> [:string]\n",
 )
 DUPLICATE_PARAM = Code(
-    "duplicate-param", E, "duplicate parameter names normalize to `{folded}`: {names}",
+    "duplicate-param",
+    E,
+    "duplicate parameter names normalize to `{folded}`: {names}",
     "Two params have the same name once `-` and `_` are treated as the same character.",
     "Keys are matched with `-` and `_` folded, so `user-id` and `user_id` would be the same "
     "key at run time. Rename one of them.",
     "signature f(a-b :int, a_b :int) -> :int\n",
 )
 DUPLICATE_FIELD = Code(
-    "duplicate-field", E, "duplicate map field names normalize to `{folded}`: {names}",
+    "duplicate-field",
+    E,
+    "duplicate map field names normalize to `{folded}`: {names}",
     "Two fields of one map have the same name once `-` and `_` are folded.",
     "Keys are matched with `-` and `_` folded, so both fields would read the same key. Rename "
     "one of them.",
     "signature f() -> {a_ :int, a- :int}\n",
 )
 DUPLICATE_DECLARATION = Code(
-    "duplicate-declaration", E, "`{name}` is declared more than once",
+    "duplicate-declaration",
+    E,
+    "`{name}` is declared more than once",
     "Two declarations share one name.",
     "Types, signatures, tools and pipelines share one namespace across the project, after "
     "`-`/`_` folding, because generated code and schemas refer to them by name.",
     "type A = :int\ntype A = :string\n",
 )
 DUPLICATE_ATTRIBUTE = Code(
-    "duplicate-attribute", E, "`@{name}` is given more than once",
+    "duplicate-attribute",
+    E,
+    "`@{name}` is given more than once",
     "The same attribute appears twice on one item.",
     "Each attribute may be given once; the second would silently win.",
     "signature f() -> {a :int @min(0) @min(1)}\n",
 )
 UNKNOWN_ATTRIBUTE = Code(
-    "unknown-attribute", E, "unknown attribute `@{name}`",
+    "unknown-attribute",
+    E,
+    "unknown attribute `@{name}`",
     "An attribute name is not one sigspec knows.",
     "Field attributes: @min @max @min_length @max_length @pattern @format @min_items "
     "@max_items @clamp @fallback @deprecated. Signature attributes: @output @prompt @system "
@@ -165,141 +199,182 @@ UNKNOWN_ATTRIBUTE = Code(
     "signature f() -> {a :int @minimum(0)}\n",
 )
 MISPLACED_ATTRIBUTE = Code(
-    "misplaced-attribute", E, "`@{name}` is not allowed on {place}",
+    "misplaced-attribute",
+    E,
+    "`@{name}` is not allowed on {place}",
     "An attribute is used where it has no meaning.",
     "Field attributes go after a field's type and default; signature attributes go before "
     "`signature` or `tool`. `import` and `pipeline` take no attributes but @deprecated.",
     "@min(1)\nsignature f() -> :int\n",
 )
 INVALID_ATTRIBUTE_ARGUMENT = Code(
-    "invalid-attribute-argument", E, "`@{name}` {reason}",
+    "invalid-attribute-argument",
+    E,
+    "`@{name}` {reason}",
     "An attribute got the wrong number or kind of arguments.",
     "Each attribute takes a fixed argument list, e.g. `@min(0)`, `@clamp(0, 1)`, "
-    "`@output(json)`, `@max_turns(3)`, `@prompt(\"...\")`.",
+    '`@output(json)`, `@max_turns(3)`, `@prompt("...")`.',
     "@max_turns(0)\nsignature f() -> :int\n",
 )
 INVALID_DEFAULT = Code(
-    "invalid-default", E, "default value does not fit `{type}`: {reason}",
+    "invalid-default",
+    E,
+    "default value does not fit `{type}`: {reason}",
     "A default value is not a value of its field's type.",
     "Defaults fill absent fields, so they must be valid values themselves, constraints "
     "included. `int` defaults may not be `1.0`, and `bool` is never a number.",
-    "signature f() -> {n :int = \"three\"}\n",
+    'signature f() -> {n :int = "three"}\n',
 )
 CONSTRAINT_TYPE_MISMATCH = Code(
-    "constraint-type-mismatch", E, "`@{name}` applies to {expected}, not to `{type}`",
+    "constraint-type-mismatch",
+    E,
+    "`@{name}` applies to {expected}, not to `{type}`",
     "A constraint is attached to a type it cannot constrain.",
     "@min @max @clamp constrain numbers; @min_length @max_length @pattern @format constrain "
     "strings; @min_items @max_items constrain lists.",
     "signature f() -> {name :string @min(1)}\n",
 )
 CONTRADICTORY_CONSTRAINTS = Code(
-    "contradictory-constraints", E, "{lower} is greater than {upper}: no value can satisfy both",
+    "contradictory-constraints",
+    E,
+    "{lower} is greater than {upper}: no value can satisfy both",
     "Two bounds exclude every value.",
     "A lower bound above its upper bound (`@min(5) @max(1)`, `@clamp(1, 0)`) makes every reply "
     "invalid.",
     "signature f() -> {n :int @min(5) @max(1)}\n",
 )
 INVALID_PATTERN = Code(
-    "invalid-pattern", E, "`@pattern` is not a valid regular expression: {reason}",
+    "invalid-pattern",
+    E,
+    "`@pattern` is not a valid regular expression: {reason}",
     "A `@pattern` does not compile.",
     "Patterns are ECMA-262 style regular expressions as used by JSON Schema; the subset "
     "that Python also accepts is checked at compile time.",
-    "signature f() -> {code :string @pattern(\"[a-\")}\n",
+    'signature f() -> {code :string @pattern("[a-")}\n',
 )
 UNKNOWN_FORMAT = Code(
-    "unknown-format", E, "unknown string format `{name}`",
+    "unknown-format",
+    E,
+    "unknown string format `{name}`",
     "`@format` names a format that JSON Schema does not define.",
     "Known formats: date-time date time duration email hostname ipv4 ipv6 uri uri-reference "
     "uuid regex.",
-    "signature f() -> {d :string @format(\"datetime\")}\n",
+    'signature f() -> {d :string @format("datetime")}\n',
 )
 FALLBACK_WITHOUT_DEFAULT = Code(
-    "fallback-without-default", E, "`@fallback` on `{name}` needs a default value",
+    "fallback-without-default",
+    E,
+    "`@fallback` on `{name}` needs a default value",
     "`@fallback` replaces an invalid value with the default, but there is none.",
-    "Give the field a default: `mode (\"a\" | \"b\") = \"a\" @fallback`.",
-    "signature f() -> {mode \"a\" | \"b\" @fallback}\n",
+    'Give the field a default: `mode ("a" | "b") = "a" @fallback`.',
+    'signature f() -> {mode "a" | "b" @fallback}\n',
 )
 IMPORT_NOT_FOUND = Code(
-    "import-not-found", E, "imported file `{path}` does not exist",
+    "import-not-found",
+    E,
+    "imported file `{path}` does not exist",
     "An `import` names a file that cannot be found.",
     "Import paths are relative to the importing file and must name a .sig file.",
     'import "missing.sig"\n',
 )
 IMPORT_CYCLE = Code(
-    "import-cycle", E, "import cycle: {cycle}",
+    "import-cycle",
+    E,
+    "import cycle: {cycle}",
     "Files import each other in a loop.",
     "Imports must form a tree. Move the shared declarations into a third file that both import.",
     'import "b.sig"\ntype A = :int\n---- b.sig\nimport "main.sig"\ntype B = :int\n',
 )
 INFINITE_TYPE = Code(
-    "infinite-type", E, "type `{name}` has no finite values",
+    "infinite-type",
+    E,
+    "type `{name}` has no finite values",
     "A type refers to itself with no way to stop.",
     "Recursion must pass through a list, an optional or a union with a non-recursive member; "
     "`type Node = {next Node}` would need an infinitely deep value.",
     "type Node = {value :int, next Node}\n",
 )
 TOOLS_NOT_ALLOWED = Code(
-    "tools-not-allowed", E, "`@tools` is not allowed in {mode} mode",
+    "tools-not-allowed",
+    E,
+    "`@tools` is not allowed in {mode} mode",
     "A json or text signature declares tools.",
     "In json and text mode the model answers directly and cannot call tools. Use "
     "`@output(ptc_lisp)` for signatures that use tools.",
     "tool t(q :string) -> :string\n@tools(t)\nsignature f() -> {a :int}\n",
 )
 COMPRESSION_NOT_ALLOWED = Code(
-    "compression-not-allowed", E, "`@compression` is not allowed in {mode} mode",
+    "compression-not-allowed",
+    E,
+    "`@compression` is not allowed in {mode} mode",
     "A json or text signature asks for compression.",
     "Message-history compression only applies to multi-turn ptc_lisp runs.",
     "@compression\nsignature f() -> {a :int}\n",
 )
 FIREWALL_FIELD = Code(
-    "firewall-field", E, "output field `{name}` starts with `_`, which json mode does not allow",
+    "firewall-field",
+    E,
+    "output field `{name}` starts with `_`, which json mode does not allow",
     "A json-mode output has a `_`-prefixed (firewall) field.",
     "`_` fields are hidden from the model in ptc_lisp mode; in json mode the model itself "
     "writes the whole value, so a hidden field cannot exist. Rename the field.",
     "signature f() -> {_secret :string}\n",
 )
 TEXT_OUTPUT_IGNORED = Code(
-    "text-output-ignored", W, "text mode returns raw text; the declared output `{type}` is ignored",
+    "text-output-ignored",
+    W,
+    "text mode returns raw text; the declared output `{type}` is ignored",
     "A text-mode signature declares a structured output.",
     "`@output(text)` returns the model's reply as a string without parsing. Declare `:string` "
     "or use json mode.",
     "@output(text)\nsignature f() -> {a :int}\n",
 )
 INVALID_PROMPT_TEMPLATE = Code(
-    "invalid-prompt-template", E, "{reason}",
+    "invalid-prompt-template",
+    E,
+    "{reason}",
     "A `@prompt` or `@system` template is not valid Mustache.",
     "Sections must be closed in order (`{{#items}}...{{/items}}`) and tags must be closed.",
     '@prompt("List: {{#items}}{{name}}")\nsignature f(items [{name :string}]) -> :string\n',
 )
 UNKNOWN_PROMPT_VARIABLE = Code(
-    "unknown-prompt-variable", E, "prompt variable `{name}` is not a parameter of `{signature}`",
+    "unknown-prompt-variable",
+    E,
+    "prompt variable `{name}` is not a parameter of `{signature}`",
     "A Mustache variable in the prompt names no parameter.",
     "Every `{{variable}}` must be a parameter; anything else would render as an empty string.",
     '@prompt("Classify {{txt}}")\nsignature f(text :string) -> {a :int}\n',
 )
 SECTION_FIELD_MISSING = Code(
-    "section-field-missing", E, "`{name}` is not a field of the elements of `{section}`",
+    "section-field-missing",
+    E,
+    "`{name}` is not a field of the elements of `{section}`",
     "A variable inside a `{{#list}}` section names a field the element type lacks.",
     "Inside `{{#items}}...{{/items}}` names refer to the fields of each element.",
-    '@prompt("{{#items}}{{title}}{{/items}}")\n'
-    "signature f(items [{name :string}]) -> :string\n",
+    '@prompt("{{#items}}{{title}}{{/items}}")\nsignature f(items [{name :string}]) -> :string\n',
 )
 DOT_OVER_NON_SCALAR = Code(
-    "dot-over-non-scalar", E, "`{{{{.}}}}` inside `{section}` renders {what}, not a scalar",
+    "dot-over-non-scalar",
+    E,
+    "`{{{{.}}}}` inside `{section}` renders {what}, not a scalar",
     "`{{.}}` is used where the current element is not a scalar.",
     "`{{.}}` prints the current element, which only makes sense for lists of strings, numbers "
     "or booleans. For lists of maps, name the fields: `{{#items}}{{name}}{{/items}}`.",
     '@prompt("{{#items}}{{.}}{{/items}}")\nsignature f(items [{name :string}]) -> :string\n',
 )
 UNUSED_PARAM = Code(
-    "unused-param", E, "parameter `{name}` is never used in the prompt of `{signature}`",
+    "unused-param",
+    E,
+    "parameter `{name}` is never used in the prompt of `{signature}`",
     "A parameter does not appear in the `@prompt` template.",
     "In json and text mode the model sees only the rendered prompt, so an unused parameter "
     "never reaches it. Use it in `@prompt` or remove it.",
     '@prompt("Classify {{text}}")\nsignature f(text :string, lang :string) -> {a :int}\n',
 )
 PIPELINE_MISMATCH = Code(
-    "pipeline-mismatch", E, "step `{step}` needs `{param}` {reason}",
+    "pipeline-mismatch",
+    E,
+    "step `{step}` needs `{param}` {reason}",
     "A pipeline step's output does not supply the next step's inputs.",
     "`a |> b` feeds a's output map into b's params by name, so every required param of b "
     "must be an output field of a with a compatible type.",
@@ -309,15 +384,43 @@ PIPELINE_MISMATCH = Code(
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
-        SYNTAX_ERROR, INVALID_ENCODING, FILE_TOO_LARGE, NESTING_TOO_DEEP, READ_ERROR,
-        INVALID_STRING, COMMENT_IN_INLINE, SPACE_BEFORE_OPTIONAL, UNKNOWN_PRIMITIVE,
-        UNKNOWN_TYPE, UNKNOWN_SIGNATURE, UNKNOWN_TOOL, DUPLICATE_PARAM, DUPLICATE_FIELD,
-        DUPLICATE_DECLARATION, DUPLICATE_ATTRIBUTE, UNKNOWN_ATTRIBUTE, MISPLACED_ATTRIBUTE,
-        INVALID_ATTRIBUTE_ARGUMENT, INVALID_DEFAULT, CONSTRAINT_TYPE_MISMATCH,
-        CONTRADICTORY_CONSTRAINTS, INVALID_PATTERN, UNKNOWN_FORMAT, FALLBACK_WITHOUT_DEFAULT,
-        IMPORT_NOT_FOUND, IMPORT_CYCLE, INFINITE_TYPE, TOOLS_NOT_ALLOWED,
-        COMPRESSION_NOT_ALLOWED, FIREWALL_FIELD, TEXT_OUTPUT_IGNORED, INVALID_PROMPT_TEMPLATE,
-        UNKNOWN_PROMPT_VARIABLE, SECTION_FIELD_MISSING, DOT_OVER_NON_SCALAR, UNUSED_PARAM,
+        SYNTAX_ERROR,
+        INVALID_ENCODING,
+        FILE_TOO_LARGE,
+        NESTING_TOO_DEEP,
+        READ_ERROR,
+        INVALID_STRING,
+        COMMENT_IN_INLINE,
+        SPACE_BEFORE_OPTIONAL,
+        UNKNOWN_PRIMITIVE,
+        UNKNOWN_TYPE,
+        UNKNOWN_SIGNATURE,
+        UNKNOWN_TOOL,
+        DUPLICATE_PARAM,
+        DUPLICATE_FIELD,
+        DUPLICATE_DECLARATION,
+        DUPLICATE_ATTRIBUTE,
+        UNKNOWN_ATTRIBUTE,
+        MISPLACED_ATTRIBUTE,
+        INVALID_ATTRIBUTE_ARGUMENT,
+        INVALID_DEFAULT,
+        CONSTRAINT_TYPE_MISMATCH,
+        CONTRADICTORY_CONSTRAINTS,
+        INVALID_PATTERN,
+        UNKNOWN_FORMAT,
+        FALLBACK_WITHOUT_DEFAULT,
+        IMPORT_NOT_FOUND,
+        IMPORT_CYCLE,
+        INFINITE_TYPE,
+        TOOLS_NOT_ALLOWED,
+        COMPRESSION_NOT_ALLOWED,
+        FIREWALL_FIELD,
+        TEXT_OUTPUT_IGNORED,
+        INVALID_PROMPT_TEMPLATE,
+        UNKNOWN_PROMPT_VARIABLE,
+        SECTION_FIELD_MISSING,
+        DOT_OVER_NON_SCALAR,
+        UNUSED_PARAM,
         PIPELINE_MISMATCH,
     )
 }

@@ -58,8 +58,9 @@ def _type_containers(t: ast.TypeExpr) -> Iterator[_Container]:
         node = stack.pop()
         match node:
             case ast.MapType(fields, _, span):
-                yield _Container(key("map", span), span,
-                                 tuple((key("field", f.span), f.span) for f in fields))
+                yield _Container(
+                    key("map", span), span, tuple((key("field", f.span), f.span) for f in fields)
+                )
                 stack += [f.type for f in fields]
             case ast.ListType(item) | ast.OptionalType(item):
                 stack.append(item)
@@ -72,8 +73,13 @@ def _containers(module: ast.Module) -> list[_Container]:
     for decl in module.decls:
         if isinstance(decl, ast.SignatureDecl):
             span = params_span(decl)
-            out.append(_Container(key("params", span), span,
-                                  tuple((key("field", f.span), f.span) for f in decl.params)))
+            out.append(
+                _Container(
+                    key("params", span),
+                    span,
+                    tuple((key("field", f.span), f.span) for f in decl.params),
+                )
+            )
             for p in decl.params:
                 out += _type_containers(p.type)
             out += _type_containers(decl.output)
@@ -85,8 +91,11 @@ def _containers(module: ast.Module) -> list[_Container]:
 def attach(source: SourceFile, module: ast.Module) -> Attachments:
     result = Attachments()
     containers = _containers(module)
-    top = _Container(("module", 0, 0), Span(0, len(source.text)),
-                     tuple((key("decl", d.span), d.span) for d in module.decls))
+    top = _Container(
+        ("module", 0, 0),
+        Span(0, len(source.text)),
+        tuple((key("decl", d.span), d.span) for d in module.decls),
+    )
     for comment in module.comments:
         placed = Placed(comment.text.rstrip(), _blank_after(source, comment.span.end))
         start = comment.span.start
@@ -96,8 +105,9 @@ def attach(source: SourceFile, module: ast.Module) -> Attachments:
     return result
 
 
-def _place(source: SourceFile, result: Attachments, box: _Container, comment: ast.Comment,
-           placed: Placed) -> None:
+def _place(
+    source: SourceFile, result: Attachments, box: _Container, comment: ast.Comment, placed: Placed
+) -> None:
     start = comment.span.start
     line = source.position(start).line
     for anchor_key, span in box.anchors:
@@ -107,7 +117,7 @@ def _place(source: SourceFile, result: Attachments, box: _Container, comment: as
             result.leading.setdefault(anchor_key, []).append(placed)
             return
         same_line = source.position(span.end).line == line and span.end <= start
-        if span.start < start < span.end or same_line and _only_commas(source, span.end, start):
+        if span.start < start < span.end or (same_line and _only_commas(source, span.end, start)):
             result.trailing.setdefault(anchor_key, []).append(placed)
             return
     following = [(k, s) for k, s in box.anchors if s.start > start]

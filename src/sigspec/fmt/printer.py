@@ -69,10 +69,15 @@ class _Printer:
     def _signature(self, decl: ast.SignatureDecl) -> str:
         container = key("params", params_span(decl))
         head = f"{decl.kind} {decl.name}"
-        params = self._items(
-            [self.field(p, INDENT) for p in decl.params],
-            [key("field", p.span) for p in decl.params], container, "(", ")", "", len(head),
-        )
+        items = [self.field(p, INDENT) for p in decl.params]
+        keys = [key("field", p.span) for p in decl.params]
+        params = self._items(items, keys, container, brackets="()", indent="", column=len(head))
+        if "\n" not in params:
+            # The flat params must leave room for ` -> ` and the output's first line.
+            start = f"{head}{params} -> "
+            first = self.type(decl.output, "", len(start)).split("\n", 1)[0]
+            if len(start) + len(first) > WIDTH and items:
+                params = self._items(items, keys, container, brackets="()", indent="", column=WIDTH)
         start = f"{head}{params} -> "
         column = len(start.rsplit("\n", 1)[-1])
         return start + self.type(decl.output, "", column)
@@ -146,10 +151,21 @@ class _Printer:
         if t.open:
             items.append("...")
             keys.append(("ellipsis", t.span.end, t.span.end))
-        return self._items(items, keys, key("map", t.span), "{", "}", indent, column)
+        return self._items(
+            items, keys, key("map", t.span), brackets="{}", indent=indent, column=column
+        )
 
-    def _items(self, items: list[str], keys: list[Key], container: Key, open_: str,
-               close: str, indent: str, column: int) -> str:
+    def _items(
+        self,
+        items: list[str],
+        keys: list[Key],
+        container: Key,
+        *,
+        brackets: str,
+        indent: str,
+        column: int,
+    ) -> str:
+        open_, close = brackets[0], brackets[1]
         dangling = self.notes.dangling.get(container, [])
         flat = open_ + ", ".join(items) + close
         multiline = any("\n" in i for i in items)

@@ -25,6 +25,9 @@ def format_source(source: SourceFile) -> Formatted:
     return Formatted(format_module(source, module), diags)
 
 
+_NOT_MEANING = frozenset({"span", "name_span", "path_span", "triple"})
+
+
 def strip_spans(node: Any) -> Any:
     """The AST with spans and comments removed: what `fmt` must preserve exactly."""
     if isinstance(node, ast.Module):
@@ -32,10 +35,8 @@ def strip_spans(node: Any) -> Any:
     if isinstance(node, Span):
         return None
     if is_dataclass(node) and not isinstance(node, type):
-        return (type(node).__name__,) + tuple(
-            strip_spans(getattr(node, f.name)) for f in fields(node)
-            if f.name not in ("span", "name_span", "path_span", "triple")
-        )
+        kept = (f.name for f in fields(node) if f.name not in _NOT_MEANING)
+        return (type(node).__name__, *(strip_spans(getattr(node, name)) for name in kept))
     if isinstance(node, tuple):
         return tuple(strip_spans(x) for x in node)
     return node

@@ -111,7 +111,12 @@ def _names(args: list[Any]) -> tuple[str, ...]:
 
 
 FIELD, SIGNATURE, TOOL, TYPE, PIPELINE, IMPORT = (
-    "a field", "a signature", "a tool", "a type", "a pipeline", "an import",
+    "a field",
+    "a signature",
+    "a tool",
+    "a type",
+    "a pipeline",
+    "an import",
 )
 DECLS = frozenset({SIGNATURE, TOOL, TYPE, PIPELINE})
 
@@ -162,7 +167,9 @@ def read_attributes(
             continue
         places, reader = entry
         if place not in places:
-            diags.append(codes.MISPLACED_ATTRIBUTE.at(source, attr.span, name=attr.name, place=place))
+            diags.append(
+                codes.MISPLACED_ATTRIBUTE.at(source, attr.span, name=attr.name, place=place)
+            )
             continue
         if attr.name in values:
             first = spans[attr.name]

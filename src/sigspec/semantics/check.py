@@ -61,6 +61,9 @@ def _check_prompts(
     if sig.prompt is not None and sig.mode in ("json", "text") and not diags:
         for param, node in zip(sig.params, syntax.params, strict=True):
             if ir.fold(param.name) not in used:
-                diags.append(codes.UNUSED_PARAM.at(
-                    source, node.name_span, name=param.name, signature=sig.name))
+                diags.append(
+                    codes.UNUSED_PARAM.at(
+                        source, node.name_span, name=param.name, signature=sig.name
+                    )
+                )
     return diags

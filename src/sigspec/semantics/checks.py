@@ -37,10 +37,13 @@ def check_field(site: FieldSite, types: Types) -> list[Diagnostic]:
 
 
 _TARGETS = {
-    "min": ("numbers", is_numeric), "max": ("numbers", is_numeric),
+    "min": ("numbers", is_numeric),
+    "max": ("numbers", is_numeric),
     "clamp": ("numbers", is_numeric),
-    "min_length": ("strings", is_stringy), "max_length": ("strings", is_stringy),
-    "pattern": ("strings", is_stringy), "format": ("strings", is_stringy),
+    "min_length": ("strings", is_stringy),
+    "max_length": ("strings", is_stringy),
+    "pattern": ("strings", is_stringy),
+    "format": ("strings", is_stringy),
     "min_items": ("lists", lambda t, types: isinstance(strip_optional(t, types), ir.ListOf)),
     "max_items": ("lists", lambda t, types: isinstance(strip_optional(t, types), ir.ListOf)),
 }
@@ -51,8 +54,12 @@ def _constraint_targets(site: FieldSite, types: Types) -> Iterator[Diagnostic]:
         target = _TARGETS.get(attr.name)
         if target is not None and not target[1](site.field.type, types):
             yield codes.CONSTRAINT_TYPE_MISMATCH.at(
-                site.source, attr.span, name=attr.name, expected=target[0],
-                type=ir.render_type(site.field.type))
+                site.source,
+                attr.span,
+                name=attr.name,
+                expected=target[0],
+                type=ir.render_type(site.field.type),
+            )
 
 
 def _contradictions(site: FieldSite) -> Iterator[Diagnostic]:
@@ -73,7 +80,8 @@ def _contradictions(site: FieldSite) -> Iterator[Diagnostic]:
             lower = f"@{low_name}({lo})" if low_name != "clamp" else f"the clamp low {lo}"
             upper = f"@{high_name}({hi})" if high_name != "clamp" else f"its high {hi}"
             yield codes.CONTRADICTORY_CONSTRAINTS.at(
-                site.source, _attr_span(site, low_name), lower=lower, upper=upper)
+                site.source, _attr_span(site, low_name), lower=lower, upper=upper
+            )
 
 
 def _default(site: FieldSite, types: Types) -> Iterator[Diagnostic]:
@@ -89,14 +97,18 @@ def _default(site: FieldSite, types: Types) -> Iterator[Diagnostic]:
                 reasons = [f"value: {f.default.value} is outside the clamp range {lo}..{hi}"]
     if reasons:
         yield codes.INVALID_DEFAULT.at(
-            site.source, site.syntax.default.span, type=ir.render_type(f.type),
-            reason="; ".join(r.removeprefix("value: ") for r in reasons[:3]))
+            site.source,
+            site.syntax.default.span,
+            type=ir.render_type(f.type),
+            reason="; ".join(r.removeprefix("value: ") for r in reasons[:3]),
+        )
 
 
 def _fallback(site: FieldSite) -> Iterator[Diagnostic]:
     if site.field.fallback and site.field.default is None:
         yield codes.FALLBACK_WITHOUT_DEFAULT.at(
-            site.source, _attr_span(site, "fallback"), name=site.field.name)
+            site.source, _attr_span(site, "fallback"), name=site.field.name
+        )
 
 
 def check_infinite_types(project: ir.Project) -> Iterator[Diagnostic]:
@@ -124,7 +136,8 @@ def check_modes(sig: ir.Signature, syntax: ast.SignatureDecl, types: Types) -> I
             yield codes.FIREWALL_FIELD.at(where, span, name=f.name)
     if sig.mode == "text" and deref(sig.output, types) != ir.Prim("string"):
         yield codes.TEXT_OUTPUT_IGNORED.at(
-            source, syntax.output.span, type=ir.render_type(sig.output))
+            source, syntax.output.span, type=ir.render_type(sig.output)
+        )
 
 
 def firewall_fields(t: ir.TypeRef, types: Types) -> list[ir.Field]:
@@ -155,8 +168,9 @@ def check_tools(sig: ir.Signature, syntax: ast.SignatureDecl, tools: set[str]) -
     from sigspec.diagnostics.suggest import did_you_mean
 
     return [
-        codes.UNKNOWN_TOOL.at(sig.origin.source, span, name=name,
-                              hints=did_you_mean(name, sorted(tools)))
+        codes.UNKNOWN_TOOL.at(
+            sig.origin.source, span, name=name, hints=did_you_mean(name, sorted(tools))
+        )
         for name in sig.tools
         if ir.fold(name) not in tools
     ]

@@ -24,11 +24,13 @@ def check_pipeline(
         span = syntax.steps[index].span
         for param, reason in _unsupplied(before, after, project.types):
             yield codes.PIPELINE_MISMATCH.at(
-                source, span, step=after.name, param=param, reason=reason)
+                source, span, step=after.name, param=param, reason=reason
+            )
 
 
-def _unsupplied(before: ir.Signature, after: ir.Signature,
-                types: Types) -> Iterator[tuple[str, str]]:
+def _unsupplied(
+    before: ir.Signature, after: ir.Signature, types: Types
+) -> Iterator[tuple[str, str]]:
     output = deref(before.output, types)
     if not isinstance(output, ir.MapOf):
         if any(p.required for p in after.params):

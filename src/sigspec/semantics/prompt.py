@@ -37,12 +37,18 @@ def tags(template: str) -> list[Tag]:
         pos = match.end()
         triple, sigil, name = match.group(1), match.group(2), match.group(3)
         if triple and not match.group(4):
-            raise TemplateError(f"`{match.group(0)}` opens with `{{{{{{` but does not close with `}}}}}}`")
+            raise TemplateError(
+                f"`{match.group(0)}` opens with `{{{{{{` but does not close with `}}}}}}`"
+            )
         if sigil == "!":
             continue
         if sigil in (">", "="):
-            raise TemplateError(f"`{match.group(0)}`: partials and delimiter changes are not supported")
-        if not name or not re.fullmatch(r"\.|[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*", name):
+            raise TemplateError(
+                f"`{match.group(0)}`: partials and delimiter changes are not supported"
+            )
+        if not name or not re.fullmatch(
+            r"\.|[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*", name
+        ):
             raise TemplateError(f"`{match.group(0)}` is not a valid tag")
         if sigil in ("#", "^"):
             open_sections.append(name)
@@ -50,7 +56,9 @@ def tags(template: str) -> list[Tag]:
         elif sigil == "/":
             if not open_sections or open_sections[-1] != name:
                 expected = f"`{{{{/{open_sections[-1]}}}}}`" if open_sections else "no closing tag"
-                raise TemplateError(f"`{{{{/{name}}}}}` closes nothing open here; expected {expected}")
+                raise TemplateError(
+                    f"`{{{{/{name}}}}}` closes nothing open here; expected {expected}"
+                )
             open_sections.pop()
             out.append(Tag("close", name))
         else:
@@ -87,7 +95,9 @@ def check_template(
             continue
         if len(stack) == 1 and tag.name != ".":
             used.add(ir.fold(tag.name.split(".")[0]))
-        resolved, diag = _lookup(tag.name, stack[-1], sig, source, span, types)
+        resolved, diag = _lookup(
+            tag.name, stack[-1], sig=sig, source=source, span=span, types=types
+        )
         if diag is not None:
             diags.append(diag)
         if tag.kind in ("section", "inverted"):
@@ -95,12 +105,15 @@ def check_template(
     return used, diags
 
 
-def _lookup(name: str, frame: _Frame, sig: ir.Signature, source: SourceFile, span: Span,
-            types: Types) -> tuple[ir.TypeRef | None, Diagnostic | None]:
+def _lookup(
+    name: str, frame: _Frame, *, sig: ir.Signature, source: SourceFile, span: Span, types: Types
+) -> tuple[ir.TypeRef | None, Diagnostic | None]:
     if name == ".":
         if frame.element is None or not is_scalar(frame.element, types):
             what = "a map or list" if frame.element is not None else "the whole input"
-            return None, codes.DOT_OVER_NON_SCALAR.at(source, span, section=frame.section, what=what)
+            return None, codes.DOT_OVER_NON_SCALAR.at(
+                source, span, section=frame.section, what=what
+            )
         return frame.element, None
     if frame.fields is None:
         return None, codes.SECTION_FIELD_MISSING.at(source, span, name=name, section=frame.section)
@@ -114,17 +127,20 @@ def _lookup(name: str, frame: _Frame, sig: ir.Signature, source: SourceFile, spa
     return resolved, None
 
 
-def _missing(name: str, frame: _Frame, sig: ir.Signature, source: SourceFile,
-             span: Span) -> Diagnostic:
+def _missing(
+    name: str, frame: _Frame, sig: ir.Signature, source: SourceFile, span: Span
+) -> Diagnostic:
     from sigspec.diagnostics.suggest import did_you_mean
 
     if frame.section == "the top level":
         hints = did_you_mean(name, [p.name for p in sig.params])
         return codes.UNKNOWN_PROMPT_VARIABLE.at(
-            source, span, name=name, signature=sig.name, hints=hints)
+            source, span, name=name, signature=sig.name, hints=hints
+        )
     hints = did_you_mean(name, list(frame.fields or ()))
-    return codes.SECTION_FIELD_MISSING.at(source, span, name=name, section=frame.section,
-                                          hints=hints)
+    return codes.SECTION_FIELD_MISSING.at(
+        source, span, name=name, section=frame.section, hints=hints
+    )
 
 
 def _fields_of(t: ir.TypeRef, types: Types) -> dict[str, ir.TypeRef] | None:

@@ -18,11 +18,29 @@ from sigspec.semantics.scope import ParsedFile, Table, check_duplicates
 from sigspec.source import SourceFile
 from sigspec.syntax import ast
 
-FORMATS = frozenset({
-    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname",
-    "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
-    "json-pointer", "relative-json-pointer", "regex",
-})
+FORMATS = frozenset(
+    {
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "idn-email",
+        "hostname",
+        "idn-hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "iri",
+        "iri-reference",
+        "uuid",
+        "uri-template",
+        "json-pointer",
+        "relative-json-pointer",
+        "regex",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +76,8 @@ class Resolver:
                 return ir.Prim(name if name in ir.PRIMITIVES else "any")
             case ast.NamedType(name, span):
                 entry, diags = self.table.lookup(
-                    name, "type", self.file, self.source, span, codes.UNKNOWN_TYPE)
+                    name, "type", file=self.file, span=span, code=codes.UNKNOWN_TYPE
+                )
                 self.diagnostics += diags
                 return ir.Ref(entry.decl.name) if entry is not None else ir.Prim("any")
             case ast.ListType(item):
@@ -121,8 +140,11 @@ class Resolver:
                 from sigspec.diagnostics.suggest import did_you_mean
 
                 span = next(a.span for a in f.attrs if a.name == "format")
-                self.diagnostics.append(codes.UNKNOWN_FORMAT.at(
-                    self.source, span, name=name, hints=did_you_mean(name, FORMATS)))
+                self.diagnostics.append(
+                    codes.UNKNOWN_FORMAT.at(
+                        self.source, span, name=name, hints=did_you_mean(name, FORMATS)
+                    )
+                )
             out.append(ir.Format(name))
         return tuple(out)
 
@@ -142,8 +164,9 @@ class Resolver:
         return ir.TypeDef(d.name, self.type(d.type), d.doc, attrs.get("deprecated"), self.origin(d))
 
     def signature(self, d: ast.SignatureDecl) -> ir.Signature:
-        attrs, diags = read_attributes(d.attrs, SIGNATURE if d.kind == "signature" else TOOL,
-                                       self.source)
+        attrs, diags = read_attributes(
+            d.attrs, SIGNATURE if d.kind == "signature" else TOOL, self.source
+        )
         self.diagnostics += diags
         return ir.Signature(
             name=d.name,
@@ -169,7 +192,8 @@ class Resolver:
         steps: list[str] = []
         for step in d.steps:
             entry, found = self.table.lookup(
-                step.name, "signature", self.file, self.source, step.span, codes.UNKNOWN_SIGNATURE)
+                step.name, "signature", file=self.file, span=step.span, code=codes.UNKNOWN_SIGNATURE
+            )
             self.diagnostics += found
             steps.append(entry.decl.name if entry is not None else step.name)
         return ir.Pipeline(d.name, tuple(steps), d.doc, attrs.get("deprecated"), self.origin(d))
@@ -194,11 +218,38 @@ class Resolved:
     diagnostics: tuple[Diagnostic, ...]
 
 
+@dataclass
+class _Declarations:
+    """What resolution collects, in declaration order (files in load order)."""
+
+    types: dict[str, ir.TypeDef] = field(default_factory=dict)
+    signatures: list[ir.Signature] = field(default_factory=list)
+    tools: list[ir.Signature] = field(default_factory=list)
+    pipelines: list[ir.Pipeline] = field(default_factory=list)
+
+    def add(self, r: Resolver, decl: ast.Decl) -> None:
+        match decl:
+            case ast.ImportDecl(attrs=attrs):
+                for attr in attrs:
+                    r.diagnostics.append(
+                        codes.MISPLACED_ATTRIBUTE.at(
+                            r.source, attr.span, name=attr.name, place="an import"
+                        )
+                    )
+            case ast.TypeDecl():
+                self.types[decl.name] = r.typedef(decl)
+            case ast.SignatureDecl(kind="tool"):
+                self.tools.append(r.signature(decl))
+            case ast.SignatureDecl():
+                self.signatures.append(r.signature(decl))
+            case ast.PipelineDecl():
+                self.pipelines.append(r.pipeline(decl))
+            case _:
+                assert_never(decl)
+
+
 def resolve_files(files: Sequence[ParsedFile], table: Table) -> Resolved:
-    types: dict[str, ir.TypeDef] = {}
-    signatures: list[ir.Signature] = []
-    tools: list[ir.Signature] = []
-    pipelines: list[ir.Pipeline] = []
+    found = _Declarations()
     diags: list[Diagnostic] = []
     sites: list[FieldSite] = []
     for file in files:
@@ -206,15 +257,15 @@ def resolve_files(files: Sequence[ParsedFile], table: Table) -> Resolved:
         for decl in file.module.decls:
             if not isinstance(decl, ast.ImportDecl) and not _is_first(table, decl):
                 continue  # a duplicate declaration: reported already, and not resolved twice
-            _resolve_decl(r, decl, types, signatures, tools, pipelines)
+            found.add(r, decl)
         diags += r.diagnostics
         sites += r.sites
     project = ir.Project(
         files=tuple(f.source.path for f in files),
-        types=types,
-        signatures=tuple(signatures),
-        tools=tuple(tools),
-        pipelines=tuple(pipelines),
+        types=found.types,
+        signatures=tuple(found.signatures),
+        tools=tuple(found.tools),
+        pipelines=tuple(found.pipelines),
     )
     return Resolved(project, tuple(sites), tuple(diags))
 
@@ -222,28 +273,3 @@ def resolve_files(files: Sequence[ParsedFile], table: Table) -> Resolved:
 def _is_first(table: Table, decl: ast.TypeDecl | ast.SignatureDecl | ast.PipelineDecl) -> bool:
     entry = table.entries.get(ir.fold(decl.name))
     return entry is not None and entry.decl is decl
-
-
-def _resolve_decl(
-    r: Resolver,
-    decl: ast.Decl,
-    types: dict[str, ir.TypeDef],
-    signatures: list[ir.Signature],
-    tools: list[ir.Signature],
-    pipelines: list[ir.Pipeline],
-) -> None:
-    match decl:
-        case ast.ImportDecl(attrs=attrs):
-            for attr in attrs:
-                r.diagnostics.append(codes.MISPLACED_ATTRIBUTE.at(
-                    r.source, attr.span, name=attr.name, place="an import"))
-        case ast.TypeDecl():
-            types[decl.name] = r.typedef(decl)
-        case ast.SignatureDecl(kind="tool"):
-            tools.append(r.signature(decl))
-        case ast.SignatureDecl():
-            signatures.append(r.signature(decl))
-        case ast.PipelineDecl():
-            pipelines.append(r.pipeline(decl))
-        case _:
-            assert_never(decl)

@@ -39,8 +39,15 @@ class Entry:
 class Table:
     entries: dict[str, Entry]  # folded name -> first declaration
 
-    def lookup(self, name: str, kind: str, file: ParsedFile, source: SourceFile, span: Span,
-               code: codes.Code) -> tuple[Entry | None, list[Diagnostic]]:
+    def lookup(
+        self,
+        name: str,
+        kind: str,
+        *,
+        file: ParsedFile,
+        span: Span,
+        code: codes.Code,
+    ) -> tuple[Entry | None, list[Diagnostic]]:
         """The visible declaration of `kind` named `name`, or a diagnostic saying why not."""
         entry = self.entries.get(fold(name))
         if entry is not None and entry.kind == kind and entry.file.source.path in file.visible:
@@ -54,10 +61,13 @@ class Table:
                 f'add `import "{entry.file.source.path}"` (relative to this file)'
             )
         else:
-            visible = [e.decl.name for e in self.entries.values()
-                       if e.kind == kind and e.file.source.path in file.visible]
+            visible = [
+                e.decl.name
+                for e in self.entries.values()
+                if e.kind == kind and e.file.source.path in file.visible
+            ]
             hints += did_you_mean(name, visible)
-        return None, [code.at(source, span, name=name, hints=tuple(hints))]
+        return None, [code.at(file.source, span, name=name, hints=tuple(hints))]
 
 
 def build_table(files: Sequence[ParsedFile]) -> tuple[Table, list[Diagnostic]]:
@@ -73,8 +83,11 @@ def build_table(files: Sequence[ParsedFile]) -> tuple[Table, list[Diagnostic]]:
                 entries[key] = Entry(decl, file)
                 continue
             label = Label(first.file.source, first.decl.name_span, "first declared here")
-            diags.append(codes.DUPLICATE_DECLARATION.at(
-                file.source, decl.name_span, name=decl.name, labels=(label,)))
+            diags.append(
+                codes.DUPLICATE_DECLARATION.at(
+                    file.source, decl.name_span, name=decl.name, labels=(label,)
+                )
+            )
     return Table(entries), diags
 
 
@@ -90,6 +103,7 @@ def check_duplicates(
         if len(group) > 1:
             names = ", ".join(f.name for f in group)
             labels = tuple(Label(source, f.name_span, "also here") for f in group[1:])
-            diags.append(code.at(source, group[0].name_span, folded=folded, names=names,
-                                 labels=labels))
+            diags.append(
+                code.at(source, group[0].name_span, folded=folded, names=names, labels=labels)
+            )
     return diags

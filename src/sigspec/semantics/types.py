@@ -127,14 +127,14 @@ def _assignable(src: TypeRef, dst: TypeRef, types: Types, seen: set[tuple[str, s
     return _assignable_plain(src, dst, types, seen)
 
 
-def _assignable_plain(
-    src: TypeRef, dst: TypeRef, types: Types, seen: set[tuple[str, str]]
-) -> bool:
+def _assignable_plain(src: TypeRef, dst: TypeRef, types: Types, seen: set[tuple[str, str]]) -> bool:
     match dst:
         case Prim(kind):
             return _fits_prim(src, kind)
         case Literal(value):
-            return isinstance(src, Literal) and type(src.value) is type(value) and src.value == value
+            return (
+                isinstance(src, Literal) and type(src.value) is type(value) and src.value == value
+            )
         case ListOf(item):
             return isinstance(src, ListOf) and _assignable(src.item, item, types, seen)
         case MapOf():

@@ -7,6 +7,7 @@ rules for replies at run time.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import assert_never
 
@@ -30,9 +31,7 @@ from sigspec.semantics.ir import (
 )
 from sigspec.semantics.types import Types, deref
 
-_RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
-)
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
 
 
 def json_kind(value: JsonValue) -> str:
@@ -80,7 +79,9 @@ def check_value(value: JsonValue, t: TypeRef, types: Types, path: str = "") -> l
         case ListOf(item):
             if not isinstance(value, list):
                 return [f"{path or 'value'}: expected list, got {json_kind(value)}"]
-            return [e for i, v in enumerate(value) for e in check_value(v, item, types, _at(path, i))]
+            return [
+                e for i, v in enumerate(value) for e in check_value(v, item, types, _at(path, i))
+            ]
         case MapOf():
             return _check_map(value, t, types, path)
         case _:
@@ -97,7 +98,7 @@ def _at(path: str, key: int | str) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-_PRIM_TEST = {
+_PRIM_TEST: dict[str, Callable[[JsonValue], bool]] = {
     "string": lambda v: isinstance(v, str),
     "keyword": lambda v: isinstance(v, str),
     "int": lambda v: type(v) is int,
@@ -137,34 +138,53 @@ def _check_map(value: JsonValue, t: MapOf, types: Types, path: str) -> list[str]
     return errors
 
 
-def check_constraints(value: JsonValue, constraints: tuple[Constraint, ...], path: str) -> list[str]:
+def check_constraints(
+    value: JsonValue, constraints: tuple[Constraint, ...], path: str
+) -> list[str]:
     where = path or "value"
-    errors: list[str] = []
-    for c in constraints:
-        match c:
-            case Range(lo, hi):
-                if type(value) in (int, float):
-                    if lo is not None and value < lo:
-                        errors.append(f"{where}: {value} is less than the minimum {lo}")
-                    if hi is not None and value > hi:
-                        errors.append(f"{where}: {value} is greater than the maximum {hi}")
-            case Length(lo, hi):
-                if isinstance(value, str):
-                    if lo is not None and len(value) < lo:
-                        errors.append(f"{where}: shorter than {lo} characters")
-                    if hi is not None and len(value) > hi:
-                        errors.append(f"{where}: longer than {hi} characters")
-            case Items(lo, hi):
-                if isinstance(value, list):
-                    if lo is not None and len(value) < lo:
-                        errors.append(f"{where}: fewer than {lo} items")
-                    if hi is not None and len(value) > hi:
-                        errors.append(f"{where}: more than {hi} items")
-            case Pattern(regex):
-                if isinstance(value, str) and not re.search(regex, value):
-                    errors.append(f"{where}: does not match the pattern {regex!r}")
-            case Format():
-                pass  # formats are annotations; validators decide which ones they assert
-            case _:
-                assert_never(c)
+    return [e for c in constraints for e in _constraint_errors(value, c, where)]
+
+
+def _bounds(size: float, lo: float | None, hi: float | None, low: str, high: str) -> list[str]:
+    errors = []
+    if lo is not None and size < lo:
+        errors.append(low.format(lo))
+    if hi is not None and size > hi:
+        errors.append(high.format(hi))
     return errors
+
+
+def _constraint_errors(value: JsonValue, c: Constraint, where: str) -> list[str]:
+    match c:
+        case Range(lo, hi) if type(value) in (int, float):
+            return _bounds(
+                value,
+                lo,
+                hi,
+                f"{where}: {value} is less than the minimum {{}}",
+                f"{where}: {value} is greater than the maximum {{}}",
+            )
+        case Length(lo, hi) if isinstance(value, str):
+            return _bounds(
+                len(value),
+                lo,
+                hi,
+                f"{where}: shorter than {{}} characters",
+                f"{where}: longer than {{}} characters",
+            )
+        case Items(lo, hi) if isinstance(value, list):
+            return _bounds(
+                len(value),
+                lo,
+                hi,
+                f"{where}: fewer than {{}} items",
+                f"{where}: more than {{}} items",
+            )
+        case Pattern(regex) if isinstance(value, str) and not re.search(regex, value):
+            return [f"{where}: does not match the pattern {regex!r}"]
+        case Range() | Length() | Items() | Pattern() | Format():
+            # Not applicable to this value's kind, or satisfied; formats are annotations
+            # whose assertion is the validators' business.
+            return []
+        case _:
+            assert_never(c)

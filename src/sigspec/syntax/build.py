@@ -30,7 +30,7 @@ def _tok(token: Token) -> Span:
 
 
 @v_args(meta=True)
-class AstBuilder(Transformer_NonRecursive):  # type: ignore[misc]
+class AstBuilder(Transformer_NonRecursive[Token, Any]):
     """Builds the AST for one source; collects (never raises) the diagnostics it finds."""
 
     def __init__(self, source: SourceFile) -> None:

@@ -52,9 +52,9 @@ def get_parser() -> Any:
 
     grammar = grammar_text()
     path = _cache_dir() / f"parser-{_cache_key(grammar)}.pickle"
-    with contextlib.suppress(Exception):  # a missing or damaged cache is simply rebuilt
-        with path.open("rb") as handle:
-            return lark.Lark.load(handle)
+    with contextlib.suppress(Exception), path.open("rb") as handle:
+        # A missing or damaged cache is simply rebuilt.
+        return lark.Lark.load(handle)
     parser = lark.Lark(grammar, **LARK_OPTIONS)
     with contextlib.suppress(OSError):  # an unwritable cache folder costs speed, not results
         _save(parser, path)

@@ -41,7 +41,8 @@ def parse_inline(source: SourceFile) -> tuple[ast.InlineSignature | None, tuple[
     if trivia.comments:
         first = trivia.comments[0].span
         return None, (codes.COMMENT_IN_INLINE.at(source, first),)
-    return _parse(source, "inline", trivia.too_deep_at)  # type: ignore[return-value]
+    node, diags = _parse(source, "inline", trivia.too_deep_at)
+    return node, diags
 
 
 def _parse(source: SourceFile, start: str, too_deep_at: int | None) -> Result:
@@ -68,7 +69,10 @@ def _attach_docs(
     doc_lines: dict[int, int] = {}  # line -> comment index, for `##` comments alone on a line
     for index, comment in enumerate(comments):
         pos = source.position(comment.span.start)
-        if comment.text.startswith("##") and not source.line_text(pos.line)[: pos.column - 1].strip():
+        if (
+            comment.text.startswith("##")
+            and not source.line_text(pos.line)[: pos.column - 1].strip()
+        ):
             doc_lines[pos.line] = index
     used: set[int] = set()
     out: list[ast.Decl] = []
@@ -98,7 +102,7 @@ def _describe(name: str, parser: Any) -> str:
 
 def _syntax_error(source: SourceFile, exc: UnexpectedInput, parser: Any, start: str) -> Diagnostic:
     if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
+        pos = exc.pos_in_stream or 0
         char = source.text[pos]
         return codes.SYNTAX_ERROR.at(
             source,
@@ -119,14 +123,16 @@ def _syntax_error(source: SourceFile, exc: UnexpectedInput, parser: Any, start: 
     detail = f"unexpected {found}; expected " + _join_or(expected)
     end = pos + max(1, len(str(token)) if token.type != "$END" else 1)
     hints = _token_hints(source.text, pos, token, expected_names, start)
-    return codes.SYNTAX_ERROR.at(source, Span(pos, min(end, len(source.text) + 1)),
-                                 detail=detail, hints=hints)
+    return codes.SYNTAX_ERROR.at(
+        source, Span(pos, min(end, len(source.text) + 1)), detail=detail, hints=hints
+    )
 
 
 def _accepted(exc: UnexpectedToken) -> set[str]:
     """What the parser really accepts here; LALR's state-merged `expected` can over-report."""
     try:
-        return set(exc.interactive_parser.accepts()) or set(exc.expected)
+        interactive: Any = exc.interactive_parser
+        return set(interactive.accepts()) or set(exc.expected)
     except Exception:  # the interactive replay is best-effort; the raw set is still correct
         return set(exc.expected)
 
@@ -144,7 +150,7 @@ def _char_hints(text: str, pos: int) -> tuple[str, ...]:
     if char == ":":
         return ("a type keyword follows `:` directly, as in `:int`",)
     if char == '"':
-        return ("this string is not closed on its line; use \"\"\"...\"\"\" for several lines",)
+        return ('this string is not closed on its line; use """...""" for several lines',)
     if char == "?":
         return ("`?` follows a type directly, as in `:int?`",)
     return ()

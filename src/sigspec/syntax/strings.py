@@ -30,7 +30,7 @@ def _unescape(body: str) -> str:
 
 
 def decode(token: str) -> str:
-    """The value of a `"..."` or `\"\"\"...\"\"\"` token; a newline right after `\"\"\"` is dropped."""
+    """The value of a string token; a newline right after an opening triple quote is dropped."""
     if token.startswith('"""'):
         body = token[3:-3]
         body = body.removeprefix("\r\n") if body.startswith("\r\n") else body.removeprefix("\n")

@@ -26,8 +26,12 @@ def render(diagnostics: Sequence[Diagnostic], color: bool) -> str:
             props.append(f"file={_prop(d.path)}")
         r = region(d)
         if r is not None:
-            props += [f"line={r.line}", f"col={r.column}", f"endLine={r.end_line}",
-                      f"endColumn={r.end_column}"]
+            props += [
+                f"line={r.line}",
+                f"col={r.column}",
+                f"endLine={r.end_line}",
+                f"endColumn={r.end_column}",
+            ]
         props.append(f"title={_prop(f'sigspec ({d.code})')}")
         message = "\n".join([d.message, *(f"help: {h}" for h in d.hints)])
         lines.append(f"::{_LEVEL[d.severity]} {','.join(props)}::{_data(message)}\n")

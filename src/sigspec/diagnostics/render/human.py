@@ -7,7 +7,11 @@ from collections.abc import Sequence
 from sigspec.diagnostics.model import Diagnostic, Label, Severity
 from sigspec.source import SourceFile, Span
 
-_COLORS = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.NOTE: "\x1b[1;36m"}
+_COLORS = {
+    Severity.ERROR: "\x1b[1;31m",
+    Severity.WARNING: "\x1b[1;33m",
+    Severity.NOTE: "\x1b[1;36m",
+}
 _BOLD, _BLUE, _RESET = "\x1b[1m", "\x1b[1;34m", "\x1b[0m"
 
 

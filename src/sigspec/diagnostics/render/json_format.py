@@ -23,8 +23,12 @@ def as_dict(d: Diagnostic) -> dict[str, Any]:
         "message": d.message,
         "hints": list(d.hints),
         "labels": [
-            {"path": lb.source.path, "line": lb.source.position(lb.span.start).line,
-             "column": lb.source.position(lb.span.start).column, "message": lb.message}
+            {
+                "path": lb.source.path,
+                "line": lb.source.position(lb.span.start).line,
+                "column": lb.source.position(lb.span.start).column,
+                "message": lb.message,
+            }
             for lb in d.labels
         ],
     }

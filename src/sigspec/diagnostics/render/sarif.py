@@ -26,8 +26,12 @@ def _result(d: Diagnostic, rule_index: int) -> dict[str, Any]:
         location: dict[str, Any] = {"artifactLocation": {"uri": d.path}}
         r = region(d)
         if r is not None:
-            location["region"] = {"startLine": r.line, "startColumn": r.column,
-                                  "endLine": r.end_line, "endColumn": r.end_column}
+            location["region"] = {
+                "startLine": r.line,
+                "startColumn": r.column,
+                "endLine": r.end_line,
+                "endColumn": r.end_column,
+            }
         result["locations"] = [{"physicalLocation": location}]
     return result
 
@@ -37,19 +41,24 @@ def render(diagnostics: Sequence[Diagnostic], color: bool) -> str:
 
     rule_ids = sorted({d.code for d in diagnostics})
     rules = [
-        {"id": code, "shortDescription": {"text": CODES[code].summary},
-         "fullDescription": {"text": CODES[code].explanation},
-         "defaultConfiguration": {"level": _LEVEL[CODES[code].severity]}}
+        {
+            "id": code,
+            "shortDescription": {"text": CODES[code].summary},
+            "fullDescription": {"text": CODES[code].explanation},
+            "defaultConfiguration": {"level": _LEVEL[CODES[code].severity]},
+        }
         for code in rule_ids
     ]
     index = {code: i for i, code in enumerate(rule_ids)}
     log = {
         "version": "2.1.0",
         "$schema": SCHEMA,
-        "runs": [{
-            "tool": {"driver": {"name": "sigspec", "version": __version__, "rules": rules}},
-            "columnKind": "unicodeCodePoints",
-            "results": [_result(d, index[d.code]) for d in diagnostics],
-        }],
+        "runs": [
+            {
+                "tool": {"driver": {"name": "sigspec", "version": __version__, "rules": rules}},
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(d, index[d.code]) for d in diagnostics],
+            }
+        ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,139 @@
+"""The real `sigspec` command in a subprocess: exit codes, output formats, file handling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, run_cli
+
+BAD = 'signature f() -> {s Sentimnt}\ntype Sentiment = "a" | "b"\n'
+GOOD = 'type Sentiment = "a" | "b"\n\nsignature f() -> {s Sentiment}\n'
+
+
+def test_lint_examples_is_clean() -> None:
+    result = run_cli("lint", str(EXAMPLES))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+    assert "0 errors" in result.stderr
+
+
+def test_lint_error_exits_1_with_rustc_style_text(tmp_path: Path) -> None:
+    (tmp_path / "bad.sig").write_text(BAD)
+    result = run_cli("lint", "bad.sig", cwd=tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == "bad.sig:1:21: error[unknown-type]: unknown type `Sentimnt`"
+    assert lines[2] == "1 | signature f() -> {s Sentimnt}"
+    assert lines[3] == "  |                     ^^^^^^^^"
+    assert lines[4] == "  = help: did you mean `Sentiment`?"
+    assert "\x1b[" not in result.stdout  # not a TTY: no colour
+
+
+def test_lint_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run_cli("lint", str(tmp_path / "missing")).returncode == 2
+    assert run_cli("lint", str(tmp_path)).returncode == 2  # no .sig files at all
+    assert run_cli("lint", "--format", "xml", str(EXAMPLES)).returncode == 2
+    assert run_cli("frobnicate").returncode == 2
+
+
+def test_lint_json_format(tmp_path: Path) -> None:
+    (tmp_path / "bad.sig").write_text(BAD)
+    result = run_cli("lint", "--format", "json", "bad.sig", cwd=tmp_path)
+    assert result.returncode == 1
+    [diag] = json.loads(result.stdout)
+    assert diag == {
+        "path": "bad.sig",
+        "line": 1,
+        "column": 21,
+        "end_line": 1,
+        "end_column": 29,
+        "severity": "error",
+        "code": "unknown-type",
+        "message": "unknown type `Sentimnt`",
+        "hints": ["did you mean `Sentiment`?"],
+        "labels": [],
+    }
+
+
+def test_lint_github_format_escapes(tmp_path: Path) -> None:
+    (tmp_path / "a,b.sig").write_text(BAD)
+    result = run_cli("lint", "--format", "github", "a,b.sig", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout.startswith(
+        "::error file=a%2Cb.sig,line=1,col=21,endLine=1,endColumn=29,"
+        "title=sigspec (unknown-type)::unknown type `Sentimnt`%0Ahelp: did you mean"
+    )
+
+
+def test_lint_sarif_format(tmp_path: Path) -> None:
+    (tmp_path / "bad.sig").write_text(BAD)
+    result = run_cli("lint", "--format", "sarif", "bad.sig", cwd=tmp_path)
+    log = json.loads(result.stdout)
+    assert log["version"] == "2.1.0"
+    run = log["runs"][0]
+    assert run["tool"]["driver"]["rules"][0]["id"] == "unknown-type"
+    [res] = run["results"]
+    assert res["ruleId"] == "unknown-type" and res["level"] == "error"
+    region = res["locations"][0]["physicalLocation"]["region"]
+    assert region == {"startLine": 1, "startColumn": 21, "endLine": 1, "endColumn": 29}
+
+
+def test_lint_follows_imports_and_reports_cycles(tmp_path: Path) -> None:
+    (tmp_path / "a.sig").write_text('import "b.sig"\ntype A = B\n')
+    (tmp_path / "b.sig").write_text('import "a.sig"\ntype B = :int\n')
+    result = run_cli("lint", "a.sig", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error[import-cycle]: import cycle: a.sig -> b.sig -> a.sig" in result.stdout
+
+
+def test_lint_never_prints_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "junk.sig").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "deep.sig").write_text("type A = " + "[" * 5000 + ":int" + "]" * 5000)
+    result = run_cli("lint", str(tmp_path))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "invalid-encoding" in result.stdout and "nesting-too-deep" in result.stdout
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {}])
+def test_no_colour_without_tty(tmp_path: Path, env: dict[str, str]) -> None:
+    (tmp_path / "bad.sig").write_text(BAD)
+    assert "\x1b[" not in run_cli("lint", "bad.sig", cwd=tmp_path, env=env).stdout
+
+
+def test_fmt_check_diff_and_write(tmp_path: Path) -> None:
+    path = tmp_path / "x.sig"
+    path.write_text("type   A={a:int}\n")
+    check = run_cli("fmt", "--check", "x.sig", cwd=tmp_path)
+    assert check.returncode == 1 and "would reformat x.sig" in check.stdout
+    diff = run_cli("fmt", "--diff", "x.sig", cwd=tmp_path)
+    assert diff.returncode == 1 and "+type A = {a :int}" in diff.stdout
+    assert path.read_text() == "type   A={a:int}\n"  # neither mode writes
+    written = run_cli("fmt", "x.sig", cwd=tmp_path)
+    assert written.returncode == 0 and path.read_text() == "type A = {a :int}\n"
+    assert run_cli("fmt", "--check", "x.sig", cwd=tmp_path).returncode == 0
+
+
+def test_fmt_leaves_broken_files_alone(tmp_path: Path) -> None:
+    path = tmp_path / "x.sig"
+    path.write_text("type A = {a :int\n")
+    result = run_cli("fmt", "x.sig", cwd=tmp_path)
+    assert result.returncode == 1 and "syntax-error" in result.stderr
+    assert path.read_text() == "type A = {a :int\n"
+
+
+def test_fmt_stdin_to_stdout() -> None:
+    result = run_cli("fmt", "-", stdin="type A={a:int}")
+    assert result.returncode == 0 and result.stdout == "type A = {a :int}\n"
+
+
+def test_explain() -> None:
+    result = run_cli("explain", "duplicate-field")
+    assert result.returncode == 0
+    assert "duplicate-field (error)" in result.stdout
+    assert "signature f() -> {a_ :int, a- :int}" in result.stdout
+    wrong = run_cli("explain", "duplicate-feld")
+    assert wrong.returncode == 2 and "did you mean `duplicate-field`" in wrong.stderr

@@ -1,0 +1,37 @@
+"""Renderers: positions, carets under wide and tabbed text, escaping."""
+
+from __future__ import annotations
+
+from sigspec.diagnostics import codes
+from sigspec.diagnostics.render import github, human
+from sigspec.source import SourceFile, Span
+
+
+def test_carets_follow_tabs_and_span_width() -> None:
+    source = SourceFile("t.sig", "type A =\n\t{x Foo}\n")
+    diag = codes.UNKNOWN_TYPE.at(source, Span(13, 16), name="Foo")
+    text = human.render([diag], False).splitlines()
+    assert text[0] == "t.sig:2:5: error[unknown-type]: unknown type `Foo`"
+    assert text[2] == "2 |     {x Foo}"
+    assert text[3] == "  |        ^^^"
+
+
+def test_colour_only_when_asked() -> None:
+    source = SourceFile("t.sig", "x")
+    diag = codes.SYNTAX_ERROR.at(source, Span(0, 1), detail="bad")
+    assert "\x1b[" in human.render([diag], True)
+    assert "\x1b[" not in human.render([diag], False)
+
+
+def test_control_characters_are_not_echoed_raw() -> None:
+    source = SourceFile("t.sig", "\x1b[2Jx")
+    diag = codes.SYNTAX_ERROR.at(source, Span(0, 1), detail="bad")
+    assert "\x1b[2J" not in human.render([diag], False)
+
+
+def test_github_escapes_properties_and_data() -> None:
+    source = SourceFile("a:b,c%.sig", "x")
+    diag = codes.SYNTAX_ERROR.at(source, Span(0, 1), detail="50%\nnext")
+    line = github.render([diag], False)
+    assert "file=a%3Ab%2Cc%25.sig" in line
+    assert line.endswith("::50%25%0Anext\n")
