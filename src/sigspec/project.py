@@ -120,9 +120,12 @@ def _read_all(roots: Sequence[Path]) -> _Graph:
 def _import_target(
     path: Path, decl: ast.ImportDecl, source: SourceFile, diags: list[Diagnostic]
 ) -> Path | None:
-    target = (path.parent / decl.path).resolve()
-    if decl.path.endswith(".sig") and target.is_file():
-        return target
+    try:
+        target = (path.parent / decl.path).resolve()
+        if decl.path.endswith(".sig") and target.is_file():
+            return target
+    except (OSError, ValueError):  # NUL bytes, names too long: such a file cannot exist
+        pass
     hints = () if decl.path.endswith(".sig") else ("imports name .sig files",)
     diags.append(codes.IMPORT_NOT_FOUND.at(source, decl.path_span, path=decl.path, hints=hints))
     return None

@@ -84,3 +84,16 @@ def test_comment_in_inline() -> None:
     with pytest.raises(SignatureError) as info:
         parse_signature(":int # the answer")
     assert [d.code for d in info.value.diagnostics] == ["comment-in-inline"]
+
+
+@pytest.mark.parametrize("name", ["a\\u0000b.sig", "x" * 5000 + ".sig", "no-suffix"])
+def test_impossible_import_paths_are_not_found(name: str, write_files) -> None:  # type: ignore[no-untyped-def]
+    # Found by bench/fuzz.py: a NUL byte in an import path made Path.resolve() raise.
+    root = write_files({"main.sig": f'import "{name}"\n'})
+    assert codes_for(root) == ["import-not-found"]
+
+
+def test_pattern_warnings_do_not_leak(write_files, recwarn) -> None:  # type: ignore[no-untyped-def]
+    root = write_files({"main.sig": 'signature f() -> {a :string @pattern("[[a]")}\n'})
+    assert codes_for(root) == []
+    assert not [w for w in recwarn if issubclass(w.category, FutureWarning)]

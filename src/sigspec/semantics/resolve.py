@@ -7,6 +7,7 @@ of the file is still checked, and every problem is returned as a diagnostic.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
@@ -150,8 +151,11 @@ class Resolver:
 
     def _pattern(self, regex: str, f: ast.Field) -> str:
         try:
-            re.compile(regex)
-        except re.error as exc:
+            with warnings.catch_warnings():
+                # Python warns about syntax it may change (nested sets); not the user's concern.
+                warnings.simplefilter("ignore")
+                re.compile(regex)
+        except (re.error, RecursionError, OverflowError) as exc:
             span = next(a.span for a in f.attrs if a.name == "pattern")
             self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=exc))
         return regex

@@ -1,18 +1,22 @@
-"""Lark parse tree → AST. One method per grammar rule; spans come from Lark's metadata.
+"""Lark parse tree → AST, bottom-up and without recursion, one function per grammar rule.
 
-Non-recursive on purpose: `field_list` is left-recursive, so a map with thousands of fields is
-a deep tree, and a recursive transformer would hit Python's recursion limit.
+The parser keeps every token (`keep_all_tokens`) instead of propagating positions, which
+costs Lark almost half its parse time; a node's span is the extent of its children, brackets
+and keywords included. Non-recursive because `field_list` is left-recursive: a map with
+thousands of fields is a deep tree.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from lark import Token, Transformer_NonRecursive, v_args
+from lark import Token, Tree
 
 from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics.suggest import did_you_mean
 from sigspec.source import SourceFile, Span
 from sigspec.syntax import ast
 from sigspec.syntax.strings import StringError, decode
@@ -20,27 +24,64 @@ from sigspec.syntax.strings import StringError, decode
 PRIMITIVES = ("string", "int", "float", "bool", "keyword", "datetime", "map", "any")
 PRIMITIVE_ALIASES = {"boolean": "bool"}
 
-
-def _span(meta: Any) -> Span:
-    return Span(meta.start_pos, meta.end_pos)
+Children = list[Any]
 
 
 def _tok(token: Token) -> Span:
     return Span(token.start_pos or 0, token.end_pos or 0)
 
 
-@v_args(meta=True)
-class AstBuilder(Transformer_NonRecursive[Token, Any]):
+def _start(item: Any) -> int | None:
+    if isinstance(item, Token):
+        return item.start_pos
+    if isinstance(item, tuple):
+        return _start(item[0]) if item else None
+    return item.span.start if item is not None else None
+
+
+def _end(item: Any) -> int | None:
+    if isinstance(item, Token):
+        return item.end_pos
+    if isinstance(item, tuple):
+        return _end(item[-1]) if item else None
+    return item.span.end if item is not None else None
+
+
+def extent(children: Children) -> Span:
+    starts = (s for s in map(_start, children) if s is not None)
+    ends = (e for e in map(_end, reversed(children)) if e is not None)
+    return Span(next(starts, 0), next(ends, 0))
+
+
+def _values(children: Children) -> list[Any]:
+    """The AST values among a node's children: punctuation and placeholders dropped."""
+    return [c for c in children if c is not None and not isinstance(c, Token)]
+
+
+def _names(children: Children) -> list[Token]:
+    return [c for c in children if isinstance(c, Token) and c.type == "NAME"]
+
+
+class AstBuilder:
     """Builds the AST for one source; collects (never raises) the diagnostics it finds."""
 
     def __init__(self, source: SourceFile) -> None:
-        super().__init__()
         self.source = source
         self.diagnostics: list[Diagnostic] = []
+        self.rules: dict[str, Callable[[Children], Any]] = {
+            name: getattr(self, name) for name in RULES
+        }
+
+    def build(self, tree: Tree[Token]) -> Any:
+        done: dict[int, Any] = {}
+        for node in tree.iter_subtrees():  # children always come before their parent
+            children = [done[id(c)] if isinstance(c, Tree) else c for c in node.children]
+            done[id(node)] = self.rules[str(node.data)](children)
+        return done[id(tree)]
 
     # ---- strings and numbers ----
 
-    def _string(self, token: Token) -> ast.ScalarValue:
+    def string(self, token: Token) -> ast.ScalarValue:
         try:
             value = decode(str(token))
         except StringError as exc:
@@ -48,168 +89,211 @@ class AstBuilder(Transformer_NonRecursive[Token, Any]):
             value = ""
         return ast.ScalarValue(value, _tok(token), triple=token.type == "TRIPLE_STRING")
 
-    def _number(self, token: Token) -> int | float:
+    def number(self, token: Token) -> int | float:
         text = str(token)
-        if any(c in text for c in ".eE"):
-            value = float(text)
-            if not math.isfinite(value):
-                self.diagnostics.append(
-                    codes.SYNTAX_ERROR.at(
-                        self.source, _tok(token), detail=f"number {text} is out of range"
-                    )
-                )
-                return 0.0
+        if not any(c in text for c in ".eE"):
+            return int(text)
+        value = float(text)
+        if math.isfinite(value):
             return value
-        return int(text)
+        detail = f"number {text} is out of range"
+        self.diagnostics.append(codes.SYNTAX_ERROR.at(self.source, _tok(token), detail=detail))
+        return 0.0
+
+    def _first_string(self, c: Children) -> ast.ScalarValue:
+        strings = ("STRING", "TRIPLE_STRING")
+        return self.string(next(t for t in c if isinstance(t, Token) and t.type in strings))
 
     # ---- values ----
 
-    def v_string(self, meta: Any, c: list[Any]) -> ast.ScalarValue:
-        return self._string(c[0])
+    def v_string(self, c: Children) -> ast.ScalarValue:
+        return self.string(c[0])
 
-    def v_number(self, meta: Any, c: list[Any]) -> ast.ScalarValue:
-        return ast.ScalarValue(self._number(c[0]), _span(meta))
+    def v_number(self, c: Children) -> ast.ScalarValue:
+        return ast.ScalarValue(self.number(c[0]), _tok(c[0]))
 
-    def v_true(self, meta: Any, c: list[Any]) -> ast.ScalarValue:
-        return ast.ScalarValue(True, _span(meta))
+    def v_true(self, c: Children) -> ast.ScalarValue:
+        return ast.ScalarValue(True, _tok(c[0]))
 
-    def v_false(self, meta: Any, c: list[Any]) -> ast.ScalarValue:
-        return ast.ScalarValue(False, _span(meta))
+    def v_false(self, c: Children) -> ast.ScalarValue:
+        return ast.ScalarValue(False, _tok(c[0]))
 
-    def v_null(self, meta: Any, c: list[Any]) -> ast.ScalarValue:
-        return ast.ScalarValue(None, _span(meta))
+    def v_null(self, c: Children) -> ast.ScalarValue:
+        return ast.ScalarValue(None, _tok(c[0]))
 
-    def v_list(self, meta: Any, c: list[Any]) -> ast.ListValue:
-        return ast.ListValue(tuple(x for x in c if x is not None), _span(meta))
+    def v_list(self, c: Children) -> ast.ListValue:
+        return ast.ListValue(tuple(_values(c)), extent(c))
 
-    def pair(self, meta: Any, c: list[Any]) -> tuple[str, ast.Value]:
-        key = self._string(c[0]).value
-        return (str(key), c[1])
+    def pair(self, c: Children) -> tuple[str, ast.Value]:
+        return (str(self.string(c[0]).value), _values(c)[-1])
 
-    def v_map(self, meta: Any, c: list[Any]) -> ast.MapValue:
-        return ast.MapValue(tuple(x for x in c if x is not None), _span(meta))
+    def v_map(self, c: Children) -> ast.MapValue:
+        return ast.MapValue(tuple(x for x in c if isinstance(x, tuple)), extent(c))
 
-    def attr_name(self, meta: Any, c: list[Any]) -> ast.NameArg:
+    def attr_name(self, c: Children) -> ast.NameArg:
         return ast.NameArg(str(c[0]), _tok(c[0]))
 
-    def attr(self, meta: Any, c: list[Any]) -> ast.Attribute:
-        args = None if c[1] is None else tuple(x for x in c[2:] if x is not None)
-        return ast.Attribute(str(c[0])[1:], args, _span(meta))
+    def attr(self, c: Children) -> ast.Attribute:
+        has_parens = any(isinstance(x, Token) and x.type == "LPAR" for x in c)
+        args = tuple(_values(c)) if has_parens else None
+        return ast.Attribute(str(c[0])[1:], args, extent(c))
 
-    def attrs(self, meta: Any, c: list[Any]) -> tuple[ast.Attribute, ...]:
+    def attrs(self, c: Children) -> tuple[ast.Attribute, ...]:
         return tuple(c)
 
-    def default(self, meta: Any, c: list[Any]) -> ast.Value:
-        return c[0]  # type: ignore[no-any-return]
+    def default(self, c: Children) -> ast.Value:
+        return _values(c)[0]  # type: ignore[no-any-return]
 
     # ---- types ----
 
-    def prim(self, meta: Any, c: list[Any]) -> ast.PrimType:
+    def prim(self, c: Children) -> ast.PrimType:
         word = str(c[0])[1:]
         name = PRIMITIVE_ALIASES.get(word, word)
         if name not in PRIMITIVES:
-            from sigspec.diagnostics.suggest import did_you_mean
-
             hints = did_you_mean(word, PRIMITIVES + tuple(PRIMITIVE_ALIASES), prefix=":")
             valid = "valid types: " + " ".join(f":{p}" for p in PRIMITIVES)
             self.diagnostics.append(
                 codes.UNKNOWN_PRIMITIVE.at(
-                    self.source, _span(meta), name=str(c[0]), hints=(*hints, valid)
+                    self.source, _tok(c[0]), name=str(c[0]), hints=(*hints, valid)
                 )
             )
-        return ast.PrimType(name, _span(meta))
+        return ast.PrimType(name, _tok(c[0]))
 
-    def named(self, meta: Any, c: list[Any]) -> ast.NamedType:
-        return ast.NamedType(str(c[0]), _span(meta))
+    def named(self, c: Children) -> ast.NamedType:
+        return ast.NamedType(str(c[0]), _tok(c[0]))
 
-    def list_type(self, meta: Any, c: list[Any]) -> ast.ListType:
-        return ast.ListType(c[0], _span(meta))
+    def list_type(self, c: Children) -> ast.ListType:
+        return ast.ListType(_values(c)[0], extent(c))
 
-    def closed_map(self, meta: Any, c: list[Any]) -> ast.MapType:
-        return ast.MapType(c[0] or (), False, _span(meta))
+    def closed_map(self, c: Children) -> ast.MapType:
+        fields = next((x for x in c if isinstance(x, tuple)), ())
+        return ast.MapType(fields, False, extent(c))
 
-    def open_map(self, meta: Any, c: list[Any]) -> ast.MapType:
-        return ast.MapType(c[0], True, _span(meta))
+    def open_map(self, c: Children) -> ast.MapType:
+        fields = next((x for x in c if isinstance(x, tuple)), ())
+        return ast.MapType(fields, True, extent(c))
 
-    def open_map_empty(self, meta: Any, c: list[Any]) -> ast.MapType:
-        return ast.MapType((), True, _span(meta))
+    def open_map_empty(self, c: Children) -> ast.MapType:
+        return ast.MapType((), True, extent(c))
 
-    def group(self, meta: Any, c: list[Any]) -> ast.TypeExpr:
+    def group(self, c: Children) -> ast.TypeExpr:
         # Parentheses only group; the node takes their span so that `(...)?` adjacency holds.
-        return replace(c[0], span=_span(meta))  # type: ignore[no-any-return]
+        return replace(_values(c)[0], span=extent(c))  # type: ignore[no-any-return]
 
-    def optional(self, meta: Any, c: list[Any]) -> ast.OptionalType:
+    def optional(self, c: Children) -> ast.OptionalType:
         inner, qmark = c
         if inner.span.end != qmark.start_pos:
             self.diagnostics.append(codes.SPACE_BEFORE_OPTIONAL.at(self.source, _tok(qmark)))
-        return ast.OptionalType(inner, _span(meta))
+        return ast.OptionalType(inner, extent(c))
 
-    def union(self, meta: Any, c: list[Any]) -> ast.UnionType:
-        return ast.UnionType(tuple(c), _span(meta))
+    def union(self, c: Children) -> ast.UnionType:
+        return ast.UnionType(tuple(_values(c)), extent(c))
 
-    def lit_string(self, meta: Any, c: list[Any]) -> ast.LiteralType:
-        return ast.LiteralType(self._string(c[0]).value, _span(meta))
+    def lit_string(self, c: Children) -> ast.LiteralType:
+        return ast.LiteralType(self.string(c[0]).value, _tok(c[0]))
 
-    def lit_number(self, meta: Any, c: list[Any]) -> ast.LiteralType:
-        return ast.LiteralType(self._number(c[0]), _span(meta))
+    def lit_number(self, c: Children) -> ast.LiteralType:
+        return ast.LiteralType(self.number(c[0]), _tok(c[0]))
 
-    def lit_true(self, meta: Any, c: list[Any]) -> ast.LiteralType:
-        return ast.LiteralType(True, _span(meta))
+    def lit_true(self, c: Children) -> ast.LiteralType:
+        return ast.LiteralType(True, _tok(c[0]))
 
-    def lit_false(self, meta: Any, c: list[Any]) -> ast.LiteralType:
-        return ast.LiteralType(False, _span(meta))
+    def lit_false(self, c: Children) -> ast.LiteralType:
+        return ast.LiteralType(False, _tok(c[0]))
 
-    def lit_null(self, meta: Any, c: list[Any]) -> ast.LiteralType:
-        return ast.LiteralType(None, _span(meta))
+    def lit_null(self, c: Children) -> ast.LiteralType:
+        return ast.LiteralType(None, _tok(c[0]))
 
     # ---- fields ----
 
-    def field(self, meta: Any, c: list[Any]) -> ast.Field:
+    def field(self, c: Children) -> ast.Field:
         name, type_, default, attrs, desc = c
-        description = self._string(desc) if desc is not None else None
-        return ast.Field(str(name), _tok(name), type_, default, attrs, description, _span(meta))
+        description = self.string(desc) if desc is not None else None
+        span = extent([name, type_, default, attrs, desc])
+        return ast.Field(str(name), _tok(name), type_, default, attrs, description, span)
 
-    def field_list(self, meta: Any, c: list[Any]) -> tuple[ast.Field, ...]:
+    def field_list(self, c: Children) -> tuple[ast.Field, ...]:
         if len(c) == 1:
             return (c[0],)
-        return (*c[0], c[1])
+        return (*c[0], c[-1])
 
-    def params(self, meta: Any, c: list[Any]) -> tuple[ast.Field, ...]:
+    def params(self, c: Children) -> tuple[ast.Field, ...]:
         return c[0]  # type: ignore[no-any-return]
 
     # ---- declarations ----
 
-    def import_decl(self, meta: Any, c: list[Any]) -> ast.ImportDecl:
-        path = self._string(c[1])
-        return ast.ImportDecl(str(path.value), path.span, c[0], None, _span(meta))
+    def import_decl(self, c: Children) -> ast.ImportDecl:
+        path = self._first_string(c)
+        return ast.ImportDecl(str(path.value), path.span, c[0], None, extent(c))
 
-    def type_decl(self, meta: Any, c: list[Any]) -> ast.TypeDecl:
-        attrs, name, type_ = c
-        return ast.TypeDecl(str(name), _tok(name), type_, attrs, None, _span(meta))
+    def type_decl(self, c: Children) -> ast.TypeDecl:
+        name = _names(c)[0]
+        return ast.TypeDecl(str(name), _tok(name), _values(c)[-1], c[0], None, extent(c))
 
-    def _signature(self, kind: str, meta: Any, c: list[Any]) -> ast.SignatureDecl:
-        attrs, name, params, _arrow, output = c
-        return ast.SignatureDecl(
-            kind, str(name), _tok(name), params or (), output, attrs, None, _span(meta)
-        )
+    def _signature(self, kind: str, c: Children) -> ast.SignatureDecl:
+        name = _names(c)[0]
+        params = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        output = _values(c)[-1]
+        return ast.SignatureDecl(kind, str(name), _tok(name), params, output, c[0], None, extent(c))
 
-    def signature_decl(self, meta: Any, c: list[Any]) -> ast.SignatureDecl:
-        return self._signature("signature", meta, c)
+    def signature_decl(self, c: Children) -> ast.SignatureDecl:
+        return self._signature("signature", c)
 
-    def tool_decl(self, meta: Any, c: list[Any]) -> ast.SignatureDecl:
-        return self._signature("tool", meta, c)
+    def tool_decl(self, c: Children) -> ast.SignatureDecl:
+        return self._signature("tool", c)
 
-    def pipeline_decl(self, meta: Any, c: list[Any]) -> ast.PipelineDecl:
-        attrs, name, *rest = c
-        steps = tuple(ast.NamedType(str(t), _tok(t)) for t in rest if t.type == "NAME")
-        return ast.PipelineDecl(str(name), _tok(name), steps, attrs, None, _span(meta))
+    def pipeline_decl(self, c: Children) -> ast.PipelineDecl:
+        name, *steps = _names(c)
+        nodes = tuple(ast.NamedType(str(t), _tok(t)) for t in steps)
+        return ast.PipelineDecl(str(name), _tok(name), nodes, c[0], None, extent(c))
 
-    def module(self, meta: Any, c: list[Any]) -> tuple[ast.Decl, ...]:
+    def module(self, c: Children) -> tuple[ast.Decl, ...]:
         return tuple(c)
 
-    def inline(self, meta: Any, c: list[Any]) -> ast.InlineSignature:
-        return ast.InlineSignature(None, c[0], _span(meta))
+    def inline(self, c: Children) -> ast.InlineSignature:
+        return ast.InlineSignature(None, c[0], extent(c))
 
-    def inline_full(self, meta: Any, c: list[Any]) -> ast.InlineSignature:
-        params, _arrow, output = c
-        return ast.InlineSignature(params or (), output, _span(meta))
+    def inline_full(self, c: Children) -> ast.InlineSignature:
+        params = next((x for x in c if isinstance(x, tuple)), ())
+        return ast.InlineSignature(params, _values(c)[-1], extent(c))
+
+
+RULES = (
+    "v_string",
+    "v_number",
+    "v_true",
+    "v_false",
+    "v_null",
+    "v_list",
+    "pair",
+    "v_map",
+    "attr_name",
+    "attr",
+    "attrs",
+    "default",
+    "prim",
+    "named",
+    "list_type",
+    "closed_map",
+    "open_map",
+    "open_map_empty",
+    "group",
+    "optional",
+    "union",
+    "lit_string",
+    "lit_number",
+    "lit_true",
+    "lit_false",
+    "lit_null",
+    "field",
+    "field_list",
+    "params",
+    "import_decl",
+    "type_decl",
+    "signature_decl",
+    "tool_decl",
+    "pipeline_decl",
+    "module",
+    "inline",
+    "inline_full",
+)

@@ -23,7 +23,7 @@ LARK_OPTIONS: dict[str, Any] = {
     "parser": "lalr",
     "lexer": "contextual",
     "start": ["module", "inline"],
-    "propagate_positions": True,
+    "keep_all_tokens": True,  # spans come from tokens; see syntax/build.py
     "maybe_placeholders": True,
 }
 

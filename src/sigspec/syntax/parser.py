@@ -55,7 +55,7 @@ def _parse(source: SourceFile, start: str, too_deep_at: int | None) -> Result:
     except UnexpectedInput as exc:
         return None, (_syntax_error(source, exc, parser, start),)
     builder = AstBuilder(source)
-    result = builder.transform(tree)
+    result = builder.build(tree)
     return result, tuple(builder.diagnostics)
 
 
