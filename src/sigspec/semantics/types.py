@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import assert_never
 
 from sigspec.semantics.ir import (
@@ -39,37 +39,35 @@ def strip_optional(t: TypeRef, types: Types) -> TypeRef:
     return t
 
 
-def is_scalar(t: TypeRef, types: Types) -> bool:
+def _all_of_kind(
+    t: TypeRef, types: Types, kinds: frozenset[str], literal: Callable[[object], bool]
+) -> bool:
+    """Is every value of `t` (null aside) a primitive of `kinds` or a matching literal?"""
     t = strip_optional(t, types)
     if isinstance(t, Prim):
-        return t.kind not in ("map", "any")
+        return t.kind in kinds
     if isinstance(t, Literal):
-        return True
+        return literal(t.value)
     if isinstance(t, Union):
-        return all(is_scalar(m, types) for m in t.members)
+        return all(_all_of_kind(m, types, kinds, literal) for m in t.members)
     return False
+
+
+_SCALARS = frozenset({"string", "int", "float", "bool", "keyword", "datetime"})
+_NUMBERS = frozenset({"int", "float"})
+_STRINGS = frozenset({"string", "keyword", "datetime"})
+
+
+def is_scalar(t: TypeRef, types: Types) -> bool:
+    return _all_of_kind(t, types, _SCALARS, lambda v: True)
 
 
 def is_numeric(t: TypeRef, types: Types) -> bool:
-    t = strip_optional(t, types)
-    if isinstance(t, Prim):
-        return t.kind in ("int", "float")
-    if isinstance(t, Literal):
-        return type(t.value) in (int, float)
-    if isinstance(t, Union):
-        return all(is_numeric(m, types) for m in t.members)
-    return False
+    return _all_of_kind(t, types, _NUMBERS, lambda v: type(v) in (int, float))
 
 
 def is_stringy(t: TypeRef, types: Types) -> bool:
-    t = strip_optional(t, types)
-    if isinstance(t, Prim):
-        return t.kind in ("string", "keyword", "datetime")
-    if isinstance(t, Literal):
-        return isinstance(t.value, str)
-    if isinstance(t, Union):
-        return all(is_stringy(m, types) for m in t.members)
-    return False
+    return _all_of_kind(t, types, _STRINGS, lambda v: isinstance(v, str))
 
 
 def inhabited_types(types: Types) -> set[str]:
