@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from sigspec.targets import PROVIDER_NAMES, TARGET_NAMES
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -90,6 +92,72 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
     if not files:
         raise click.UsageError("no .sig files found")
     sys.exit(fmt_files.format_files(files, check=check, diff=diff, color=_use_color()))
+
+
+@main.command(name="compile")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (default: `out` from the config, else ./build).",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    type=click.Choice(TARGET_NAMES),
+    help="A target to write; repeat for several (default: all).",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output is not current.")
+@click.option("--clean", is_flag=True, help="Delete every file sigspec owns in the output folder.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="How to print diagnostics.",
+)
+def compile_command(
+    *,
+    paths: tuple[Path, ...],
+    out: Path | None,
+    targets: tuple[str, ...],
+    check: bool,
+    clean: bool,
+    fmt: str,
+) -> None:
+    """Compile .sig files to JSON Schema, provider fragments and a manifest."""
+    from sigspec import build
+
+    code = build.run(
+        build.Request(paths, out, targets, check=check, clean=clean),
+        lambda diags: _emit(diags, fmt),
+    )
+    sys.exit(code)
+
+
+@main.command()
+@click.argument("spec", metavar="FILE.sig:NAME")
+@click.option("--input", "want_input", is_flag=True, help="The input (params) schema.")
+@click.option(
+    "--provider",
+    type=click.Choice(PROVIDER_NAMES),
+    help="The provider fragment instead of the plain JSON Schema.",
+)
+def schema(spec: str, want_input: bool, provider: str | None) -> None:
+    """Print one signature's JSON Schema or provider fragment."""
+    from sigspec import build
+
+    sys.exit(
+        build.show_schema(
+            spec,
+            want_input=want_input,
+            provider=provider,
+            report=lambda diags: _emit(diags, "text"),
+        )
+    )
 
 
 @main.command()

@@ -33,19 +33,15 @@ class LoadResult:
         return any(d.is_error for d in self.diagnostics)
 
 
-def display_path(path: Path) -> str:
-    """Relative to the working directory when below it: stable across machines."""
-    try:
-        return (
-            Path(os.path.relpath(path)).as_posix()
-            if path.is_relative_to(Path.cwd())
-            else path.as_posix()
-        )
-    except ValueError:
-        return path.as_posix()
+def display_path(path: Path, root: Path | None = None) -> str:
+    """Relative to `root` (the working directory by default) when below it, so that paths in
+    messages and generated headers are the same on every machine."""
+    base = (root or Path.cwd()).resolve()
+    full = path.resolve()
+    return full.relative_to(base).as_posix() if full.is_relative_to(base) else full.as_posix()
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
+def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
     """The .sig files named or found below the given folders, sorted, without hidden folders."""
     found: set[Path] = set()
     for path in paths:
@@ -56,11 +52,11 @@ def discover(paths: Iterable[Path]) -> list[Path]:
                     found.add(candidate.resolve())
         else:
             found.add(path.resolve())
-    return sorted(found, key=display_path)
+    return sorted(found, key=lambda p: display_path(p, root))
 
 
-def read_source(path: Path) -> tuple[SourceFile | None, list[Diagnostic]]:
-    shown = display_path(path)
+def read_source(path: Path, root: Path | None = None) -> tuple[SourceFile | None, list[Diagnostic]]:
+    shown = display_path(path, root)
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -89,13 +85,13 @@ class _Graph:
     diagnostics: list[Diagnostic]
 
 
-def _read_all(roots: Sequence[Path]) -> _Graph:
+def _read_all(roots: Sequence[Path], root: Path | None) -> _Graph:
     graph = _Graph({}, {}, {}, [])
     queue = list(roots)
     seen = set(queue)
     while queue:
         path = queue.pop(0)
-        source, diags = read_source(path)
+        source, diags = read_source(path, root)
         graph.diagnostics += diags
         if source is None:
             continue
@@ -176,10 +172,13 @@ def _visible(graph: _Graph, start: Path) -> frozenset[str]:
     return frozenset(graph.sources[p].path for p in seen)
 
 
-def load(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
-    """Read, parse, resolve and check the given .sig files and folders (and their imports)."""
-    roots = discover(Path(p) for p in paths)
-    graph = _read_all(roots)
+def load(paths: Iterable[str | os.PathLike[str]], root: Path | None = None) -> LoadResult:
+    """Read, parse, resolve and check the given .sig files and folders (and their imports).
+
+    Paths in diagnostics and results are relative to `root` (default: the working directory).
+    """
+    roots = discover((Path(p) for p in paths), root)
+    graph = _read_all(roots, root)
     graph.diagnostics += _cycles(graph)
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
     files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]

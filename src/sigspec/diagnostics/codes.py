@@ -381,6 +381,39 @@ PIPELINE_MISMATCH = Code(
     "signature a() -> {x :string}\nsignature b(x :int) -> :int\npipeline p = a |> b\n",
 )
 
+PROVIDER_LOSS = Code(
+    "provider-loss",
+    W,
+    "{provider}: `{where}`: {what}",
+    "A provider cannot enforce part of a schema; its fragment leaves it out.",
+    "Each provider's structured output accepts a different subset of JSON Schema. What a "
+    "provider cannot enforce is removed from its fragment (and written into the field's "
+    "description so the model still reads it); sigspec's validator checks it after the reply. "
+    "Limit the providers with the `providers` option of the `providers` target.",
+    "signature f() -> {name :string @min_length(1)}\n",
+)
+PROVIDER_UNSUPPORTED = Code(
+    "provider-unsupported",
+    W,
+    "{provider}: no fragment for `{signature}`: {reason}",
+    "A provider cannot express a signature's output at all.",
+    "Some providers reject whole constructs, such as recursive types for Anthropic and "
+    "Gemini's OpenAPI form. No fragment is written for that provider; use another provider "
+    "or a non-recursive type.",
+    "type Tree = {value :int, children [Tree]}\nsignature f() -> Tree\n",
+)
+PROVIDER_LIMIT = Code(
+    "provider-limit",
+    E,
+    "{provider}: `{signature}` exceeds a limit: {what}",
+    "A schema is larger than a provider accepts.",
+    "Providers cap schema size (OpenAI: 5,000 properties, 10 levels of nesting, 120,000 "
+    "characters of names and enum values, 1,000 enum values, names of 1 to 64 characters; "
+    "Anthropic: 24 optional fields and 16 unions per request). The request would be "
+    "rejected, so this is an error for every enabled provider.",
+    "signature " + "a" * 65 + "() -> {x :int}\n",
+)
+
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
@@ -422,5 +455,8 @@ CODES: dict[str, Code] = {
         DOT_OVER_NON_SCALAR,
         UNUSED_PARAM,
         PIPELINE_MISMATCH,
+        PROVIDER_LOSS,
+        PROVIDER_UNSUPPORTED,
+        PROVIDER_LIMIT,
     )
 }

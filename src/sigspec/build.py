@@ -1,0 +1,185 @@
+"""`sigspec compile` and `sigspec schema`: configuration, loading, emitting, and the output.
+
+This is CLI-layer code: it reads and writes files and returns exit codes (0 clean, 1 findings,
+2 usage or configuration), so that `cli.py` stays a thin argument parser.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sigspec.config import ConfigError, load_config
+from sigspec.diagnostics import Diagnostic
+from sigspec.output import OutputError
+
+Report = Callable[[Sequence[Diagnostic]], None]
+
+
+@dataclass(frozen=True)
+class Request:
+    paths: tuple[Path, ...]
+    out: Path | None
+    targets: tuple[str, ...]
+    check: bool = False
+    clean: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    roots: tuple[Path, ...]
+    out: Path
+    targets: tuple[str, ...]
+    options: dict[str, dict[str, Any]]
+    root: Path  # display paths are relative to this folder
+
+
+def plan(request: Request) -> Plan:
+    config = load_config(Path.cwd())
+    roots = request.paths or config.sources or (config.root,)
+    out = request.out or config.out or Path("build")
+    return Plan(
+        tuple(roots),
+        out,
+        request.targets or config.targets,
+        config.options,
+        config.root if config.path else Path.cwd(),
+    )
+
+
+def run(request: Request, report: Report) -> int:
+    try:
+        p = plan(request)
+        return _run(request, p, report)
+    except (ConfigError, OutputError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
+
+
+def _inputs(paths: Sequence[Path], root: Path) -> dict[str, str]:
+    from sigspec.emit.manifest import digest
+    from sigspec.project import display_path
+
+    return {display_path(p, root): digest(p.read_bytes()) for p in paths}
+
+
+def _fingerprint(p: Plan) -> dict[str, Any]:
+    from sigspec.targets import selected
+
+    names = selected(p.targets)
+    return {"targets": names, "options": {k: dict(v) for k, v in sorted(p.options.items())}}
+
+
+def _fast_path(p: Plan) -> bool:
+    """Nothing changed since the last compile: answer without parsing anything."""
+    from sigspec import __version__
+    from sigspec.output import read_manifest, up_to_date
+    from sigspec.project import discover
+
+    try:
+        manifest = read_manifest(p.out)
+        if manifest is None:
+            return False
+        recorded = [p.root / rel for rel in manifest.get("inputs", {})]
+        roots = discover(p.roots)
+        if not set(roots) <= {r.resolve() for r in recorded}:
+            return False
+        current = _inputs(recorded, p.root)
+    except (OSError, OutputError):
+        return False
+    return up_to_date(p.out, current, _fingerprint(p), f"sigspec {__version__}")
+
+
+def _run(request: Request, p: Plan, report: Report) -> int:
+    from sigspec import output
+    from sigspec.project import discover
+
+    roots = discover(p.roots)
+    output.guard(p.out, roots)
+    if request.clean:
+        removed = output.clean(p.out)
+        click.echo(f"removed {removed} file{'s' if removed != 1 else ''} from {p.out}", err=True)
+        return 0
+    if not roots:
+        raise ConfigError("no .sig files found in " + ", ".join(str(r) for r in p.roots))
+    if not request.check and _fast_path(p):
+        click.echo(f"{p.out} is up to date", err=True)
+        return 0
+    from sigspec.compiler import compile_project
+    from sigspec.project import load
+
+    loaded = load(roots, root=p.root)
+    if loaded.has_errors:
+        report(loaded.diagnostics)
+        return 1
+    sources = [p.root / s.path for s in loaded.sources]
+    result = compile_project(loaded.project, p.targets, p.options, inputs=_inputs(sources, p.root))
+    report((*loaded.diagnostics, *result.diagnostics))
+    if not result.ok:
+        return 1
+    if request.check:
+        return _check(p.out, result.files)
+    changed = output.write(p.out, result.files)
+    click.echo(f"wrote {len(result.files)} files to {p.out} ({changed} changed)", err=True)
+    return 0
+
+
+def _check(out: Path, files: Sequence[Any]) -> int:
+    from sigspec.output import drift
+
+    found = drift(out, files)
+    for label, paths in (
+        ("stale", found.stale),
+        ("missing", found.missing),
+        ("orphaned", found.orphaned),
+    ):
+        for rel in paths:
+            click.echo(f"{label}: {out / rel}")
+    if found.clean:
+        click.echo(f"{out} is up to date", err=True)
+        return 0
+    click.echo(f"{out} is not up to date; run `sigspec compile`", err=True)
+    return 1
+
+
+def show_schema(spec: str, *, want_input: bool, provider: str | None, report: Report) -> int:
+    from sigspec.emit.jsonschema import input_schema, output_schema
+    from sigspec.project import load
+
+    file, sep, name = spec.rpartition(":")
+    if not sep or not file or not name:
+        click.echo("error: expected FILE.sig:NAME", err=True)
+        return 2
+    loaded = load([Path(file)])
+    if loaded.has_errors:
+        report(loaded.diagnostics)
+        return 1
+    sig = loaded.project.signature(name) or next(
+        (t for t in loaded.project.tools if t.name == name), None
+    )
+    if sig is None:
+        click.echo(f"error: no signature or tool `{name}` in {file}", err=True)
+        return 2
+    if provider is not None:
+        return _show_fragment(sig, loaded.project, provider, report)
+    if sig.kind == "tool" or want_input:
+        click.echo(json.dumps(input_schema(sig, loaded.project), indent=2, ensure_ascii=False))
+    else:
+        click.echo(json.dumps(output_schema(sig, loaded.project), indent=2, ensure_ascii=False))
+    return 0
+
+
+def _show_fragment(sig: Any, project: Any, provider: str, report: Report) -> int:
+    from sigspec.emit.providers import fragment
+
+    body, diagnostics = fragment(sig, project, provider)
+    report(diagnostics)
+    if body is None:
+        return 1
+    click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+    return 0

@@ -1,0 +1,219 @@
+"""IR → one provider's schema: the JSON Schema mapping bent to a dialect, every loss recorded.
+
+Paths in loss reports are declaration paths (`classify.score`, `Source.url`): a named type is
+reported once, under its own name, however many signatures use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sigspec.emit.jsonschema import JsonSchema, SchemaBuilder, constraint_keywords, nullable
+from sigspec.emit.providers.dialects import ANNOTATIONS, Dialect
+from sigspec.semantics import ir
+
+_ANY_SCALAR: JsonSchema = {
+    "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    where: str
+    what: str
+    origin: ir.Origin | None
+
+
+class Unsupported(Exception):
+    """The provider cannot express this signature's output at all."""
+
+
+def recursive_types(project: ir.Project) -> frozenset[str]:
+    """Named types that can reach themselves through references."""
+    edges = {name: set(_refs(t.type)) for name, t in project.types.items()}
+    out = set()
+    for start, first in edges.items():
+        stack, seen = list(first), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                out.add(start)
+                break
+            if name not in seen and name in edges:
+                seen.add(name)
+                stack += edges[name]
+    return frozenset(out)
+
+
+def _refs(t: ir.TypeRef) -> Iterator[str]:
+    stack = [t]
+    while stack:
+        match stack.pop():
+            case ir.Ref(name):
+                yield name
+            case ir.ListOf(inner) | ir.Optional(inner):
+                stack.append(inner)
+            case ir.MapOf(fields):
+                stack += [f.type for f in fields]
+            case ir.Union(members):
+                stack += members
+
+
+class ProviderSchemaBuilder(SchemaBuilder):
+    def __init__(
+        self, project: ir.Project, dialect: Dialect, *, closed: bool, recursive: frozenset[str]
+    ) -> None:
+        super().__init__(project, closed=closed)
+        self.dialect = dialect
+        self.recursive = recursive
+        self.losses: list[Loss] = []
+        self.path: list[str] = []
+        self.origin: ir.Origin | None = None
+
+    def lose(self, what: str) -> None:
+        self.losses.append(Loss(".".join(self.path), what, self.origin))
+
+    def type(self, t: ir.TypeRef) -> JsonSchema:
+        d = self.dialect
+        if isinstance(t, ir.Prim) and t.kind == "any" and not d.any_type:
+            self.lose("`:any` cannot be expressed; the schema asks for a scalar or null")
+            return dict(_ANY_SCALAR)
+        if isinstance(t, ir.Prim) and t.kind == "map" and d.closed_objects:
+            self.lose("`:map` (any object) cannot be expressed; the schema asks for `{}`")
+            return {
+                "type": "object",
+                "properties": {},
+                "required": [],
+                "additionalProperties": False,
+            }
+        if isinstance(t, ir.Ref):
+            return self.ref(t)
+        if isinstance(t, ir.Union | ir.Literal):
+            return self.enum_rules(super().type(t))
+        return super().type(t)
+
+    def ref(self, t: ir.Ref) -> JsonSchema:
+        if t.name in self.recursive and not self.dialect.recursion:
+            raise Unsupported(f"recursive type `{t.name}`")
+        if self.dialect.openapi:  # no $defs in the OpenAPI subset: inline the definition
+            saved, self.path = self.path, [t.name]
+            try:
+                return self.type(self.project.types[t.name].type)
+            finally:
+                self.path = saved
+        return super().type(t)
+
+    def definition(self, name: str) -> JsonSchema:
+        saved, self.path = self.path, [name]
+        try:
+            return super().definition(name)
+        finally:
+            self.path = saved
+
+    def enum_rules(self, schema: JsonSchema) -> JsonSchema:
+        allowed = {
+            "any": (str, int, float, bool, type(None)),
+            "strings": (str, type(None)),
+            "strings_numbers": (str, int, float, type(None)),
+        }[self.dialect.enum_values]
+        values = schema.get("enum")
+        if values is not None and not all(
+            isinstance(v, allowed) and not (isinstance(v, bool) and bool not in allowed)
+            for v in values
+        ):
+            self.lose(f"enum {values} is not expressible; only its type is sent")
+            return {k: v for k, v in schema.items() if k != "enum"}
+        return schema
+
+    def object(self, t: ir.MapOf) -> JsonSchema:
+        schema = super().object(t)
+        d = self.dialect
+        if d.all_required:
+            schema["required"] = [f.name for f in t.fields]
+        if d.closed_objects and schema["additionalProperties"]:
+            self.lose(
+                "extra keys (`...` or @allow_extra_keys) cannot be allowed; none are asked for"
+            )
+            schema["additionalProperties"] = False
+        if d.property_ordering and t.fields:
+            schema["propertyOrdering"] = [f.name for f in t.fields]
+        return schema
+
+    def field(self, f: ir.Field) -> JsonSchema:
+        self.path.append(f.name)
+        saved, self.origin = self.origin, f.origin
+        try:
+            return self._field(f)
+        finally:
+            self.path.pop()
+            self.origin = saved
+
+    def _field(self, f: ir.Field) -> JsonSchema:
+        if self.dialect.all_required and isinstance(f.type, ir.Optional):
+            schema = nullable(self.type(f.type.inner))  # required, and null means absent
+        else:
+            schema = self.type(f.type)
+        wanted: dict[str, Any] = constraint_keywords(f)
+        if f.default is not None:
+            wanted["default"] = f.default.value
+        if f.deprecated is not None:
+            wanted["deprecated"] = True
+        kept, lost = self.filter_keywords(wanted, schema)
+        schema.update(kept)
+        description = f.description or ""
+        if lost:
+            note = "; ".join(f"{k} {_short(v)}" for k, v in lost.items())
+            description = f"{description} (sigspec checks: {note})".strip()
+        if description:
+            schema["description"] = description
+        if "$ref" in schema and len(schema) > 1 and not self.dialect.ref_siblings:
+            ref = {"$ref": schema.pop("$ref")}
+            schema = {"anyOf": [ref], **schema}
+        return schema
+
+    def filter_keywords(
+        self, wanted: dict[str, Any], schema: JsonSchema
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        d = self.dialect
+        kept: dict[str, Any] = {}
+        lost: dict[str, Any] = {}
+        for keyword, value in wanted.items():
+            reason = self._refusal(keyword, value, schema)
+            if reason is None:
+                kept[keyword] = value
+            elif keyword not in ANNOTATIONS:
+                lost[keyword] = value
+                self.lose(f"`{keyword}: {_short(value)}` {reason}")
+        if "format" in schema and schema["format"] not in d.formats:
+            self.lose(f"`format: {schema['format']}` is not supported; moved to the description")
+            lost["format"] = schema.pop("format")
+        return kept, lost
+
+    def _refusal(self, keyword: str, value: Any, schema: JsonSchema) -> str | None:
+        d = self.dialect
+        if keyword not in d.keywords:
+            return "is not enforced; moved to the description"
+        if keyword == "format" and value not in d.formats:
+            return "is not a supported format; moved to the description"
+        if keyword == "minItems" and d.max_min_items is not None and value > d.max_min_items:
+            return f"is above the accepted {d.max_min_items}; moved to the description"
+        if (
+            keyword in ("minimum", "maximum")
+            and d.integer_bounds_only
+            and (schema.get("type") not in ("integer", ["integer", "null"]))
+        ):
+            return "applies to integers only here; moved to the description"
+        return None
+
+
+def _short(value: Any) -> str:
+    text = (
+        repr(value)
+        if isinstance(value, str)
+        else str(value).lower()
+        if isinstance(value, bool)
+        else str(value)
+    )
+    return text if len(text) <= 40 else text[:37] + "..."
