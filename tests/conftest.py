@@ -30,6 +30,28 @@ def run_cli(
     )
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        help="Rewrite tests/golden from the current compiler output.",
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file below `root`, by relative POSIX path."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
 @pytest.fixture
 def write_files(tmp_path: Path):  # type: ignore[no-untyped-def]
     def write(files: dict[str, str | bytes]) -> Path:

@@ -139,11 +139,7 @@ def write(out: Path, files: Iterable[Artifact]) -> int:
         if out.exists():
             os.chmod(stage, out.stat().st_mode & 0o7777)
             _mirror_foreign(out, stage, mine)
-        for folder in sorted({str(Path(a.path).parent) for a in artifacts}):
-            (stage / folder).mkdir(parents=True, exist_ok=True)
-        for artifact in artifacts:
-            with open(stage / artifact.path, "wb") as handle:
-                handle.write(artifact.text.encode("utf-8"))
+        _write_stage(stage, artifacts)
         if out.exists():
             _exchange(stage, out)  # the commit point
             _salvage(stage, out, mine)
@@ -153,6 +149,21 @@ def write(out: Path, files: Iterable[Artifact]) -> int:
         if stage.exists():
             shutil.rmtree(stage, ignore_errors=True)
     return changed
+
+
+def _write_stage(stage: Path, artifacts: list[Artifact]) -> None:
+    """The manifest goes in first, whole: if this run is killed, whoever recovers the stage
+    can tell the generated files in it from the hard-linked files of the user."""
+    manifest = next(a for a in artifacts if a.path == MANIFEST)
+    partial = stage / f".{MANIFEST}.partial"
+    partial.write_bytes(manifest.text.encode("utf-8"))
+    os.replace(partial, stage / MANIFEST)
+    for folder in sorted({str(Path(a.path).parent) for a in artifacts}):
+        (stage / folder).mkdir(parents=True, exist_ok=True)
+    for artifact in artifacts:
+        if artifact is not manifest:
+            with open(stage / artifact.path, "wb") as handle:
+                handle.write(artifact.text.encode("utf-8"))
 
 
 def clean(out: Path) -> int:

@@ -187,7 +187,7 @@ def schema_paths(sig: ir.Signature) -> dict[str, str]:
 
 
 def schema_file(source: str, schema: JsonSchema) -> str:
-    return dump_json({"$schema": DRAFT, **with_header(source, schema)})
+    return dump_json(with_header(source, {"$schema": DRAFT, **schema}))
 
 
 def _artifacts(project: ir.Project) -> Iterator[Artifact]:

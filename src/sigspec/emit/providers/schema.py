@@ -6,6 +6,7 @@ reported once, under its own name, however many signatures use it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -209,11 +210,6 @@ class ProviderSchemaBuilder(SchemaBuilder):
 
 
 def _short(value: Any) -> str:
-    text = (
-        repr(value)
-        if isinstance(value, str)
-        else str(value).lower()
-        if isinstance(value, bool)
-        else str(value)
-    )
+    """A keyword's value as JSON spells it, cut to a readable length."""
+    text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,233 @@
+"""`sigspec compile` end to end: goldens, determinism, --check, ownership, configuration."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+
+from conftest import ROOT, run_cli, tree
+
+GOLDEN = ROOT / "tests" / "golden" / "examples"
+
+
+def compile_examples(out: Path, *extra: str, env: dict[str, str] | None = None) -> None:
+    result = run_cli("compile", "examples", "-o", str(out), *extra, cwd=ROOT, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_examples_match_the_goldens(tmp_path: Path, update_goldens: bool) -> None:
+    compile_examples(tmp_path / "out")
+    produced = tree(tmp_path / "out")
+    if update_goldens:
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        shutil.copytree(tmp_path / "out", GOLDEN)
+    expected = tree(GOLDEN)
+    assert sorted(produced) == sorted(expected), "missing or extra golden files"
+    stale = [path for path in produced if produced[path] != expected[path]]
+    assert stale == [], f"stale goldens (run pytest --update-goldens and review): {stale}"
+
+
+def test_goldens_work(tmp_path: Path) -> None:
+    """Not just equal: every schema is valid 2020-12 and accepts or rejects real replies."""
+    files = tree(GOLDEN)
+    for path, data in files.items():
+        text = data.decode("utf-8")
+        assert "DO NOT EDIT" in text.splitlines()[1], path
+        body = json.loads(text)
+        if path.startswith("jsonschema/"):
+            jsonschema.Draft202012Validator.check_schema(body)
+    classify = json.loads(files["jsonschema/classify.output.json"])
+    validator = jsonschema.Draft202012Validator(classify)
+    assert validator.is_valid({"sentiment": "positive", "score": 0.93})
+    assert not validator.is_valid({"sentiment": "happy", "score": 0.93})
+    assert not validator.is_valid({"sentiment": "positive", "score": 1.5})
+    assert not validator.is_valid({"sentiment": "positive", "score": 0.5, "extra": 1})
+    manifest = json.loads(files["manifest.json"])
+    from sigspec.emit.manifest import digest
+
+    listed = manifest["files"]
+    assert sorted(listed) == sorted(p for p in files if p != "manifest.json")
+    assert all(listed[p] == digest(files[p]) for p in listed)
+    names = [s["name"] for s in manifest["signatures"]]
+    assert "classify" in names and manifest["pipelines"][0]["steps"] == [
+        "classify",
+        "act_on_sentiment",
+    ]
+    entry = next(s for s in manifest["signatures"] if s["name"] == "classify")
+    assert entry["inline"] == "(text :string) -> {sentiment Sentiment, score :float}"
+    assert entry["providers"] == "providers/classify.json"
+
+
+def test_output_is_byte_identical_across_runs_and_hash_seeds(tmp_path: Path) -> None:
+    compile_examples(tmp_path / "a", env={"PYTHONHASHSEED": "0"})
+    compile_examples(tmp_path / "b", env={"PYTHONHASHSEED": "4242"})
+    compile_examples(tmp_path / "c", env={"PYTHONHASHSEED": "random"})
+    assert tree(tmp_path / "a") == tree(tmp_path / "b") == tree(tmp_path / "c")
+
+
+def project(tmp_path: Path, body: str) -> Path:
+    src = tmp_path / "src"
+    src.mkdir(exist_ok=True)
+    (src / "main.sig").write_text(body)
+    return src
+
+
+TWO = "signature a() -> {x :int}\nsignature b() -> {y :string}\n"
+
+
+def test_check_reports_stale_missing_and_orphaned(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    assert run_cli("compile", "src", "-o", "out", cwd=tmp_path).returncode == 0
+    clean = run_cli("compile", "src", "-o", "out", "--check", cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    (tmp_path / "out/jsonschema/a.output.json").write_text("{}")
+    (tmp_path / "out/jsonschema/a.input.json").unlink()
+    project(tmp_path, "signature a() -> {x :int}\n")  # b removed: its files are orphans
+    before = tree(tmp_path / "out")
+    result = run_cli("compile", "src", "-o", "out", "--check", cwd=tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert "stale: out/jsonschema/a.output.json" in lines
+    assert "missing: out/jsonschema/a.input.json" in lines
+    assert "orphaned: out/jsonschema/b.output.json" in lines
+    assert tree(tmp_path / "out") == before  # --check writes nothing
+    assert run_cli("compile", "src", "-o", "out", cwd=tmp_path).returncode == 0
+    assert not (tmp_path / "out/jsonschema/b.output.json").exists()
+    assert run_cli("compile", "src", "-o", "out", "--check", cwd=tmp_path).returncode == 0
+
+
+def test_hand_written_files_survive_everything(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    out = tmp_path / "out"
+    (out / "jsonschema").mkdir(parents=True)
+    (out / "README.md").write_text("mine")
+    (out / "jsonschema" / "custom.json").write_text("{}")
+    for args in (
+        ["compile", "src", "-o", "out"],
+        ["compile", "src", "-o", "out"],
+        ["compile", "src", "-o", "out", "--clean"],
+    ):
+        assert run_cli(*args, cwd=tmp_path).returncode == 0
+        assert (out / "README.md").read_text() == "mine"
+        assert (out / "jsonschema" / "custom.json").read_text() == "{}"
+    assert sorted(tree(out)) == ["README.md", "jsonschema/custom.json"]
+
+
+def test_never_overwrites_a_file_it_does_not_own(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    (tmp_path / "out/jsonschema").mkdir(parents=True)
+    (tmp_path / "out/jsonschema/a.output.json").write_text("hand written")
+    result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "does not own: jsonschema/a.output.json" in result.stderr
+    assert (tmp_path / "out/jsonschema/a.output.json").read_text() == "hand written"
+    assert not (tmp_path / "out/manifest.json").exists()
+
+
+def test_refuses_a_foreign_manifest(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/manifest.json").write_text('{"name": "somebody else"}')
+    result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 2 and "not written by sigspec" in result.stderr
+
+
+def test_errors_write_nothing(tmp_path: Path) -> None:
+    project(tmp_path, "signature a() -> {x Missing}\n")
+    result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 1 and "unknown-type" in result.stdout
+    assert not (tmp_path / "out").exists()
+    limit = "signature " + "n" * 70 + "() -> {x :int}\n"
+    project(tmp_path, limit)
+    result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 1 and "provider-limit" in result.stdout
+    assert not (tmp_path / "out").exists()
+
+
+def test_refuses_output_folders_that_hold_inputs(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    result = run_cli("compile", "src", "-o", "src", cwd=tmp_path)
+    assert result.returncode == 2 and "holds the input" in result.stderr
+    assert run_cli("compile", "src", "-o", ".", cwd=tmp_path).returncode == 2
+
+
+def test_targets_can_be_chosen(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    assert (
+        run_cli("compile", "src", "-o", "out", "--target", "jsonschema", cwd=tmp_path).returncode
+        == 0
+    )
+    assert sorted(tree(tmp_path / "out")) == [
+        "jsonschema/a.input.json",
+        "jsonschema/a.output.json",
+        "jsonschema/b.input.json",
+        "jsonschema/b.output.json",
+        "manifest.json",
+    ]
+    assert run_cli("compile", "src", "-o", "out", "--target", "nope", cwd=tmp_path).returncode == 2
+
+
+def test_configuration_is_found_upward_and_flags_override_it(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.sigspec]\nsources = ["src"]\nout = "gen"\n'
+        'targets = ["providers"]\n\n[tool.sigspec.options.providers]\nproviders = ["openai"]\n'
+    )
+    (tmp_path / "deep/er").mkdir(parents=True)
+    assert run_cli("compile", cwd=tmp_path / "deep/er").returncode == 0
+    providers = json.loads((tmp_path / "gen/providers/a.json").read_text())["providers"]
+    assert list(providers) == ["openai"]
+    assert not (tmp_path / "gen/jsonschema").exists()
+    assert json.loads((tmp_path / "gen/manifest.json").read_text())["inputs"] == {
+        "src/main.sig": json.loads((tmp_path / "gen/manifest.json").read_text())["inputs"][
+            "src/main.sig"
+        ]
+    }
+    assert (
+        run_cli(
+            "compile", "-o", str(tmp_path / "flag"), "--target", "jsonschema", cwd=tmp_path / "deep"
+        ).returncode
+        == 0
+    )
+    assert (tmp_path / "flag/jsonschema/a.output.json").exists()
+
+
+def test_malformed_configuration_exits_2(tmp_path: Path) -> None:
+    project(tmp_path, TWO)
+    for text, message in [
+        ("[tool.sigspec]\nout = 3\n", "`out` must be a non-empty string"),
+        ('[tool.sigspec]\ntargets = ["typescript"]\n', "unknown target `typescript`"),
+        ("[tool.sigspec]\ncolour = true\n", "unknown key(s): colour"),
+        ('[tool.sigspec.options.providers]\nproviders = ["bard"]\n', "unknown provider(s) bard"),
+        ("[tool.sigspec\n", "cannot read the configuration"),
+    ]:
+        (tmp_path / "pyproject.toml").write_text(text)
+        result = run_cli("compile", "src", cwd=tmp_path)
+        assert result.returncode == 2, text
+        assert message in result.stderr, (text, result.stderr)
+        assert "Traceback" not in result.stderr
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "sigspec.toml").write_text('out = "from-sigspec-toml"\n')
+    assert run_cli("compile", "src", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "from-sigspec-toml/manifest.json").exists()
+
+
+def test_schema_command(tmp_path: Path) -> None:
+    result = run_cli("schema", "examples/sentiment.sig:classify", cwd=ROOT)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["required"] == ["sentiment", "score"]
+    params = json.loads(
+        run_cli("schema", "examples/sentiment.sig:classify", "--input", cwd=ROOT).stdout
+    )
+    assert params["required"] == ["text"]
+    fragment = json.loads(
+        run_cli(
+            "schema", "examples/sentiment.sig:classify", "--provider", "openai", cwd=ROOT
+        ).stdout
+    )
+    assert fragment["request"]["response_format"]["json_schema"]["name"] == "classify"
+    assert run_cli("schema", "examples/sentiment.sig:nope", cwd=ROOT).returncode == 2
+    assert run_cli("schema", "examples/sentiment.sig", cwd=ROOT).returncode == 2
