@@ -46,7 +46,7 @@ def test_goldens_work(tmp_path: Path) -> None:
     assert not validator.is_valid({"sentiment": "positive", "score": 1.5})
     assert not validator.is_valid({"sentiment": "positive", "score": 0.5, "extra": 1})
     manifest = json.loads(files["manifest.json"])
-    from sigspec.emit.manifest import digest
+    from sigspec.emit.base import digest
 
     listed = manifest["files"]
     assert sorted(listed) == sorted(p for p in files if p != "manifest.json")

@@ -10,15 +10,17 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sigspec.config import ConfigError, load_config
-from sigspec.diagnostics import Diagnostic
 from sigspec.output import OutputError
 
-Report = Callable[[Sequence[Diagnostic]], None]
+if TYPE_CHECKING:  # the up-to-date check must not import the diagnostics machinery
+    from sigspec.diagnostics import Diagnostic
+
+Report = Callable[[Sequence["Diagnostic"]], None]
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,8 @@ def run(request: Request, report: Report) -> int:
 
 
 def _inputs(paths: Sequence[Path], root: Path) -> dict[str, str]:
-    from sigspec.emit.manifest import digest
-    from sigspec.project import display_path
+    from sigspec.emit.base import digest
+    from sigspec.paths import display_path
 
     return {display_path(p, root): digest(p.read_bytes()) for p in paths}
 
@@ -75,11 +77,40 @@ def _fingerprint(p: Plan) -> dict[str, Any]:
     return {"targets": names, "options": {k: dict(v) for k, v in sorted(p.options.items())}}
 
 
+def _state_file(out: Path) -> Path:
+    """Where the stat cache of an output folder lives: the user's cache, not the folder."""
+    import os
+    import zlib
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    key = zlib.crc32(str(out.resolve()).encode("utf-8"))
+    return Path(base) / "sigspec" / f"outputs-{key:08x}.json"
+
+
+def _remember(out: Path, stats: dict[str, list[int]]) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):  # a cache that cannot be written costs speed only
+        path = _state_file(out)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_text(json.dumps(stats), encoding="utf-8")
+        partial.replace(path)
+
+
+def _recall(out: Path) -> dict[str, list[int]]:
+    try:
+        data = json.loads(_state_file(out).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _fast_path(p: Plan) -> bool:
     """Nothing changed since the last compile: answer without parsing anything."""
     from sigspec import __version__
     from sigspec.output import read_manifest, up_to_date
-    from sigspec.project import discover
+    from sigspec.paths import discover
 
     try:
         manifest = read_manifest(p.out)
@@ -92,12 +123,16 @@ def _fast_path(p: Plan) -> bool:
         current = _inputs(recorded, p.root)
     except (OSError, OutputError):
         return False
-    return up_to_date(p.out, current, _fingerprint(p), f"sigspec {__version__}")
+    fresh = up_to_date(p.out, current, _fingerprint(p), f"sigspec {__version__}", _recall(p.out))
+    if fresh is None:
+        return False
+    _remember(p.out, fresh)
+    return True
 
 
 def _run(request: Request, p: Plan, report: Report) -> int:
     from sigspec import output
-    from sigspec.project import discover
+    from sigspec.paths import discover
 
     roots = discover(p.roots)
     output.guard(p.out, roots)
@@ -125,6 +160,7 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     if request.check:
         return _check(p.out, result.files)
     changed = output.write(p.out, result.files)
+    _remember(p.out, {a.path: output.stat_key(p.out / a.path) for a in result.files})
     click.echo(f"wrote {len(result.files)} files to {p.out} ({changed} changed)", err=True)
     return 0
 

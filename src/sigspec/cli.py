@@ -64,7 +64,8 @@ def main() -> None:
 )
 def lint(paths: tuple[Path, ...], fmt: str) -> None:
     """Check .sig files (and the files they import) for errors."""
-    from sigspec.project import discover, load
+    from sigspec.paths import discover
+    from sigspec.project import load
 
     roots = paths or (Path("."),)
     if not discover(roots):
@@ -86,7 +87,7 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
 
     if paths == (Path("-"),):
         sys.exit(fmt_files.format_stdin())
-    from sigspec.project import discover
+    from sigspec.paths import discover
 
     files = discover(paths or (Path("."),))
     if not files:

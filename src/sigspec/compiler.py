@@ -10,10 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, has_errors, sort_diagnostics
-from sigspec.emit import TARGETS
 from sigspec.emit.base import Artifact, EmitContext
+from sigspec.emit.registry import TARGETS
 from sigspec.semantics import ir
 from sigspec.targets import selected
+
+
+def _target_of(artifact: Artifact) -> str:
+    return artifact.path.split("/", 1)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +30,44 @@ class CompileResult:
         return not has_errors(self.diagnostics)
 
 
+# Targets whose output is a function of each signature or tool alone (plus the named types):
+# emitting them for two halves of the declarations gives the same files as for the whole.
+PER_DECLARATION = ("jsonschema", "providers")
+PARALLEL_FROM = 200  # declarations; below this a fork costs more than it saves
+
+
+def _emit(
+    project: ir.Project, names: list[str], options: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[Artifact], list[Diagnostic]]:
+    files: list[Artifact] = []
+    diagnostics: list[Diagnostic] = []
+    for name in names:
+        result = TARGETS[name].emit(project, EmitContext(dict(options.get(name, {})), ()))
+        files += result.files
+        diagnostics += result.diagnostics
+    return files, diagnostics
+
+
+def _emit_per_declaration(
+    project: ir.Project,
+    names: list[str],
+    options: Mapping[str, Mapping[str, Any]],
+) -> tuple[list[Artifact], list[Diagnostic]]:
+    if len(project.signatures) + len(project.tools) < PARALLEL_FROM:
+        return _emit(project, names, options)
+    from dataclasses import replace
+
+    from sigspec.parallel import fork_map
+
+    half_s, half_t = len(project.signatures) // 2, len(project.tools) // 2
+    first = replace(project, signatures=project.signatures[:half_s], tools=project.tools[:half_t])
+    second = replace(project, signatures=project.signatures[half_s:], tools=project.tools[half_t:])
+    (files_a, diags_a), (files_b, diags_b) = fork_map(
+        lambda part: _emit(part, names, options), first, second
+    )
+    return files_a + files_b, diags_a + diags_b
+
+
 def compile_project(
     project: ir.Project,
     targets: Sequence[str],
@@ -33,11 +75,14 @@ def compile_project(
     *,
     inputs: Mapping[str, str],
 ) -> CompileResult:
-    files: list[Artifact] = []
-    diagnostics: list[Diagnostic] = []
     names = selected(targets)
     config = {"targets": names, "options": {k: dict(v) for k, v in sorted(options.items())}}
+    split = [n for n in names if n in PER_DECLARATION]
+    files, diagnostics = _emit_per_declaration(project, split, options)
+    files.sort(key=lambda a: (names.index(_target_of(a)), a.path))
     for name in names:
+        if name in PER_DECLARATION:
+            continue
         target_options = dict(options.get(name, {}))
         if name == "manifest":
             target_options.update(inputs=inputs, config=config)

@@ -14,7 +14,8 @@ import click
 from sigspec.diagnostics import Diagnostic
 from sigspec.diagnostics.render import human
 from sigspec.fmt.run import format_source
-from sigspec.project import display_path, read_source
+from sigspec.paths import display_path
+from sigspec.project import read_source
 from sigspec.source import SourceFile
 
 

@@ -9,18 +9,15 @@ complete output or the new one. Files sigspec does not own are never overwritten
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sigspec.emit.base import Artifact
-from sigspec.emit.manifest import MANIFEST, digest
+from sigspec.emit.base import MANIFEST, Artifact, digest
 
 STAGE_PREFIX = ".sigspec-stage-"
 
@@ -101,23 +98,41 @@ def drift(out: Path, files: Iterable[Artifact]) -> Drift:
     return Drift(tuple(stale), tuple(missing), tuple(orphaned))
 
 
-def up_to_date(out: Path, inputs: dict[str, str], config: dict[str, Any], generator: str) -> bool:
-    """The fast path: same inputs, same configuration, and every owned file as written."""
+StatCache = dict[str, list[int]]
+
+
+def stat_key(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def up_to_date(
+    out: Path, inputs: dict[str, str], config: dict[str, Any], generator: str, known: StatCache
+) -> StatCache | None:
+    """The fast path: same inputs, same configuration, and every owned file as written.
+
+    `known` holds the stat of files verified or written before (as git's index does): an
+    unchanged stat skips re-reading the file. Returns the stats to remember, or None.
+    """
     try:
         manifest = read_manifest(out)
     except OutputError:
-        return False
+        return None
     if manifest is None or manifest.get("generator") != generator:
-        return False
+        return None
     if manifest.get("config") != config or manifest.get("inputs") != inputs:
-        return False
+        return None
+    fresh: StatCache = {}
     for rel, expected in manifest.get("files", {}).items():
+        path = out / rel
         try:
-            if digest((out / rel).read_bytes()) != expected:
-                return False
+            key = stat_key(path)
+            if known.get(rel) != key and digest(path.read_bytes()) != expected:
+                return None
         except OSError:
-            return False
-    return True
+            return None
+        fresh[rel] = key
+    return fresh
 
 
 # ---- writing ---------------------------------------------------------------------------------
@@ -125,6 +140,8 @@ def up_to_date(out: Path, inputs: dict[str, str], config: dict[str, Any], genera
 
 def write(out: Path, files: Iterable[Artifact]) -> int:
     """Replace sigspec's files in `out` with `files`, atomically. Returns how many changed."""
+    import tempfile  # imported here: the up-to-date check never writes
+
     out = out.absolute()
     mine = owned(read_manifest(out))
     artifacts = list(files)
@@ -249,6 +266,8 @@ _AT_FDCWD = -100
 
 def _exchange(a: Path, b: Path) -> None:
     """Swap two directories in one atomic step (Linux renameat2)."""
+    import ctypes
+
     libc = ctypes.CDLL(None, use_errno=True)
     renameat2 = getattr(libc, "renameat2", None)
     if renameat2 is None:

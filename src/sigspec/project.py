@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sigspec.diagnostics import Diagnostic, codes, sort_diagnostics
+from sigspec.paths import discover, display_path
 from sigspec.semantics import ir
 from sigspec.semantics.check import check_project
 from sigspec.semantics.scope import ParsedFile
@@ -31,28 +32,6 @@ class LoadResult:
     @property
     def has_errors(self) -> bool:
         return any(d.is_error for d in self.diagnostics)
-
-
-def display_path(path: Path, root: Path | None = None) -> str:
-    """Relative to `root` (the working directory by default) when below it, so that paths in
-    messages and generated headers are the same on every machine."""
-    base = (root or Path.cwd()).resolve()
-    full = path.resolve()
-    return full.relative_to(base).as_posix() if full.is_relative_to(base) else full.as_posix()
-
-
-def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
-    """The .sig files named or found below the given folders, sorted, without hidden folders."""
-    found: set[Path] = set()
-    for path in paths:
-        if path.is_dir():
-            for candidate in path.rglob("*.sig"):
-                rel = candidate.relative_to(path).parts
-                if candidate.is_file() and not any(p.startswith(".") for p in rel[:-1]):
-                    found.add(candidate.resolve())
-        else:
-            found.add(path.resolve())
-    return sorted(found, key=lambda p: display_path(p, root))
 
 
 def read_source(path: Path, root: Path | None = None) -> tuple[SourceFile | None, list[Diagnostic]]:

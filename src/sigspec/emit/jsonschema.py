@@ -13,6 +13,7 @@ from typing import Any, assert_never
 
 from sigspec.emit.base import Artifact, EmitContext, EmitResult, dump_json, source_of, with_header
 from sigspec.semantics import ir
+from sigspec.semantics.types import referenced_names
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 JsonSchema = dict[str, Any]
@@ -34,10 +35,19 @@ _LITERAL_TYPE = {str: "string", int: "integer", float: "number", bool: "boolean"
 class SchemaBuilder:
     """IR types → JSON Schema, collecting the named types it meets for `$defs`."""
 
-    def __init__(self, project: ir.Project, *, closed: bool = True) -> None:
+    def __init__(
+        self,
+        project: ir.Project,
+        *,
+        closed: bool = True,
+        defs_cache: dict[str, JsonSchema] | None = None,
+    ) -> None:
         self.project = project
         self.closed = closed  # False under @allow_extra_keys: every object keeps extras
         self.used: list[str] = []
+        # Named types are the same wherever they are used: build each once per emitter run
+        # (the caller shares the cache only between builders of the same configuration).
+        self.defs_cache = defs_cache if defs_cache is not None else {}
 
     def type(self, t: ir.TypeRef) -> JsonSchema:
         match t:
@@ -104,7 +114,14 @@ class SchemaBuilder:
         while index < len(self.used):
             name = self.used[index]
             index += 1
-            done[name] = self.definition(name)
+            cached = self.defs_cache.get(name)
+            if cached is None:
+                cached = self.defs_cache[name] = self.definition(name)
+            else:
+                self.used += [
+                    r for r in referenced_names(self.project.types[name].type) if r not in self.used
+                ]
+            done[name] = cached
         order = list(self.project.types)
         return {name: done[name] for name in sorted(done, key=order.index)}
 
@@ -161,14 +178,23 @@ def constraint_keywords(f: ir.Field) -> JsonSchema:
     return out
 
 
-def output_schema(sig: ir.Signature, project: ir.Project) -> JsonSchema:
-    builder = SchemaBuilder(project, closed=not sig.allow_extra_keys)
+Caches = dict[bool, dict[str, JsonSchema]]
+
+
+def output_schema(
+    sig: ir.Signature, project: ir.Project, caches: Caches | None = None
+) -> JsonSchema:
+    closed = not sig.allow_extra_keys
+    cache = caches.setdefault(closed, {}) if caches is not None else None
+    builder = SchemaBuilder(project, closed=closed, defs_cache=cache)
     return _with_defs(builder.type(sig.output), builder)
 
 
-def input_schema(sig: ir.Signature, project: ir.Project) -> JsonSchema:
+def input_schema(
+    sig: ir.Signature, project: ir.Project, caches: Caches | None = None
+) -> JsonSchema:
     """Params as an object. Inputs are an open map of the params, as in PtcRunner."""
-    builder = SchemaBuilder(project)
+    builder = SchemaBuilder(project, defs_cache=caches.setdefault(True, {}) if caches else None)
     schema = builder.object(ir.MapOf(sig.params, open=True))
     del schema["additionalProperties"]
     return _with_defs(schema, builder)
@@ -191,14 +217,15 @@ def schema_file(source: str, schema: JsonSchema) -> str:
 
 
 def _artifacts(project: ir.Project) -> Iterator[Artifact]:
+    caches: Caches = {True: {}}
     for sig in (*project.signatures, *project.tools):
         source = source_of(sig)
         paths = schema_paths(sig)
-        yield Artifact(paths["input"], schema_file(source, input_schema(sig, project)), source)
+        inputs = input_schema(sig, project, caches)
+        yield Artifact(paths["input"], schema_file(source, inputs), source)
         if sig.kind == "signature":
-            yield Artifact(
-                paths["output"], schema_file(source, output_schema(sig, project)), source
-            )
+            outputs = output_schema(sig, project, caches)
+            yield Artifact(paths["output"], schema_file(source, outputs), source)
 
 
 class JsonSchemaEmitter:

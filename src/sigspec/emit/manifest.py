@@ -5,22 +5,23 @@ compiler only ever deletes what it wrote).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from sigspec.emit.base import Artifact, EmitContext, EmitResult, dump_json, source_of
+from sigspec.emit.base import (
+    MANIFEST,
+    Artifact,
+    EmitContext,
+    EmitResult,
+    digest,
+    dump_json,
+    source_of,
+)
 from sigspec.emit.jsonschema import schema_paths
 from sigspec.emit.providers import provider_path
 from sigspec.semantics import ir
 
-MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
-
-
-def digest(text: str | bytes) -> str:
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def _entry(sig: ir.Signature, texts: Mapping[str, str]) -> dict[str, Any]:

@@ -182,3 +182,20 @@ def _map_assignable(src: MapOf, dst: MapOf, types: Types, seen: set[tuple[str, s
             return False
     extra = any(name not in dst_names for name in src_fields) or src.open
     return dst.open or not extra
+
+
+def referenced_names(t: TypeRef) -> list[str]:
+    """The named types a type mentions directly (not through other named types)."""
+    found: list[str] = []
+    stack = [t]
+    while stack:
+        match stack.pop():
+            case Ref(name):
+                found.append(name)
+            case ListOf(inner) | Optional(inner):
+                stack.append(inner)
+            case MapOf(fields):
+                stack += [f.type for f in reversed(fields)]
+            case Union(members):
+                stack += reversed(members)
+    return found

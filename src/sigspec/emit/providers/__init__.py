@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, codes
@@ -40,6 +40,9 @@ def provider_path(sig: ir.Signature) -> str:
     return f"providers/{sig.name}.json"
 
 
+DefsCaches = dict[tuple[str, bool], dict[str, JsonSchema]]
+
+
 def build(
     sig: ir.Signature,
     project: ir.Project,
@@ -47,10 +50,16 @@ def build(
     *,
     recursive: frozenset[str],
     losses: list[Loss],
+    caches: DefsCaches,
 ) -> Built:
     """The provider's schema for a signature's output (a tool's params for tools)."""
+    closed = not sig.allow_extra_keys
     builder = ProviderSchemaBuilder(
-        project, dialect, closed=not sig.allow_extra_keys, recursive=recursive
+        project,
+        dialect,
+        closed=closed,
+        recursive=recursive,
+        defs_cache=caches.setdefault((dialect.name, closed), {}),
     )
     builder.path = [sig.name]
     if sig.kind == "tool":
@@ -162,12 +171,18 @@ class _Run:
     providers: tuple[str, ...]
     recursive: frozenset[str]
     diagnostics: list[Diagnostic]
+    caches: DefsCaches = field(default_factory=dict)
 
     def entry(self, sig: ir.Signature, name: str) -> dict[str, Any] | None:
         losses: list[Loss] = []
         try:
             built = build(
-                sig, self.project, _DIALECTS[name], recursive=self.recursive, losses=losses
+                sig,
+                self.project,
+                _DIALECTS[name],
+                recursive=self.recursive,
+                losses=losses,
+                caches=self.caches,
             )
         except Unsupported as exc:
             self.unsupported(sig, name, str(exc))
@@ -182,7 +197,12 @@ class _Run:
         losses: list[Loss] = []
         try:
             built = build(
-                sig, self.project, d.GEMINI_OPENAPI, recursive=self.recursive, losses=losses
+                sig,
+                self.project,
+                d.GEMINI_OPENAPI,
+                recursive=self.recursive,
+                losses=losses,
+                caches=self.caches,
             )
         except Unsupported as exc:
             self.unsupported(sig, d.GEMINI_OPENAPI.name, str(exc))

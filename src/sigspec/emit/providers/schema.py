@@ -7,13 +7,13 @@ reported once, under its own name, however many signatures use it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from sigspec.emit.jsonschema import JsonSchema, SchemaBuilder, constraint_keywords, nullable
 from sigspec.emit.providers.dialects import ANNOTATIONS, Dialect
 from sigspec.semantics import ir
+from sigspec.semantics.types import referenced_names
 
 _ANY_SCALAR: JsonSchema = {
     "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]
@@ -33,7 +33,7 @@ class Unsupported(Exception):
 
 def recursive_types(project: ir.Project) -> frozenset[str]:
     """Named types that can reach themselves through references."""
-    edges = {name: set(_refs(t.type)) for name, t in project.types.items()}
+    edges = {name: set(referenced_names(t.type)) for name, t in project.types.items()}
     out = set()
     for start, first in edges.items():
         stack, seen = list(first), set()
@@ -48,25 +48,17 @@ def recursive_types(project: ir.Project) -> frozenset[str]:
     return frozenset(out)
 
 
-def _refs(t: ir.TypeRef) -> Iterator[str]:
-    stack = [t]
-    while stack:
-        match stack.pop():
-            case ir.Ref(name):
-                yield name
-            case ir.ListOf(inner) | ir.Optional(inner):
-                stack.append(inner)
-            case ir.MapOf(fields):
-                stack += [f.type for f in fields]
-            case ir.Union(members):
-                stack += members
-
-
 class ProviderSchemaBuilder(SchemaBuilder):
     def __init__(
-        self, project: ir.Project, dialect: Dialect, *, closed: bool, recursive: frozenset[str]
+        self,
+        project: ir.Project,
+        dialect: Dialect,
+        *,
+        closed: bool,
+        recursive: frozenset[str],
+        defs_cache: dict[str, JsonSchema] | None = None,
     ) -> None:
-        super().__init__(project, closed=closed)
+        super().__init__(project, closed=closed, defs_cache=defs_cache)
         self.dialect = dialect
         self.recursive = recursive
         self.losses: list[Loss] = []
