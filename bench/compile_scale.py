@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import generate  # noqa: E402
+from generate import generate
 
 
 def timed(cmd: list[str], cwd: Path) -> float:
