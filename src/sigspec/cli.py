@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 FORMATS = ("text", "json", "github", "sarif")
 
 
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="How to print diagnostics.",
+)
+
+
 def _use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
@@ -54,14 +64,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="How to print diagnostics.",
-)
+@FORMAT_OPTION
 def lint(paths: tuple[Path, ...], fmt: str) -> None:
     """Check .sig files (and the files they import) for errors."""
     from sigspec.paths import discover
@@ -112,14 +115,7 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
 )
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output is not current.")
 @click.option("--clean", is_flag=True, help="Delete every file sigspec owns in the output folder.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="How to print diagnostics.",
-)
+@FORMAT_OPTION
 def compile_command(
     *,
     paths: tuple[Path, ...],

@@ -165,6 +165,12 @@ def _layout(source: str, sig: ir.Signature, entries: dict[str, Any]) -> str:
     return "{\n" + "\n".join(lines) + '\n  "providers": {\n' + ",\n".join(providers) + "\n  }\n}\n"
 
 
+def _at(code: codes.Code, origin: ir.Origin | None, **params: Any) -> Diagnostic:
+    if origin is None:
+        return code.at(None, None, **params)
+    return code.at(origin.source, origin.span, **params)
+
+
 @dataclass
 class _Run:
     project: ir.Project
@@ -212,11 +218,10 @@ class _Run:
 
     def report(self, sig: ir.Signature, name: str, losses: list[Loss], built: Built) -> None:
         for loss in losses:
-            origin = loss.origin or sig.origin
             self.diagnostics.append(
-                codes.PROVIDER_LOSS.at(
-                    origin.source if origin else None,
-                    origin.span if origin else None,
+                _at(
+                    codes.PROVIDER_LOSS,
+                    loss.origin or sig.origin,
                     provider=name,
                     where=loss.where,
                     what=loss.what,
@@ -225,20 +230,14 @@ class _Run:
         problems = {"openai": openai_limits, "anthropic": anthropic_limits}.get(name)
         for what in problems(sig.name, built.schema) if problems else ():
             self.diagnostics.append(
-                codes.PROVIDER_LIMIT.at(
-                    sig.origin.source if sig.origin else None,
-                    sig.origin.span if sig.origin else None,
-                    provider=name,
-                    signature=sig.name,
-                    what=what,
-                )
+                _at(codes.PROVIDER_LIMIT, sig.origin, provider=name, signature=sig.name, what=what)
             )
 
     def unsupported(self, sig: ir.Signature, name: str, reason: str) -> None:
         self.diagnostics.append(
-            codes.PROVIDER_UNSUPPORTED.at(
-                sig.origin.source if sig.origin else None,
-                sig.origin.span if sig.origin else None,
+            _at(
+                codes.PROVIDER_UNSUPPORTED,
+                sig.origin,
                 provider=name,
                 signature=sig.name,
                 reason=reason,

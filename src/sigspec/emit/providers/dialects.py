@@ -13,6 +13,10 @@ from dataclasses import dataclass
 # defaults itself, so dropping them from a provider's schema loses nothing and is not reported.
 ANNOTATIONS = frozenset({"default", "deprecated"})
 
+NUMBER_BOUNDS = frozenset({"minimum", "maximum"})
+ITEM_BOUNDS = frozenset({"minItems", "maxItems"})
+STRING_BOUNDS = frozenset({"minLength", "maxLength", "pattern"})
+
 ALL_KEYWORDS = frozenset(
     {
         "minimum",
@@ -50,7 +54,7 @@ class Dialect:
 
 OPENAI = Dialect(
     "openai",
-    keywords=frozenset({"minimum", "maximum", "minItems", "maxItems", "pattern", "format"}),
+    keywords=NUMBER_BOUNDS | ITEM_BOUNDS | {"pattern", "format"},
     formats=frozenset(
         {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
     ),
@@ -85,7 +89,7 @@ ANTHROPIC = Dialect(
 )
 GEMINI = Dialect(
     "gemini",
-    keywords=frozenset({"minimum", "maximum", "minItems", "maxItems", "format"}),
+    keywords=NUMBER_BOUNDS | ITEM_BOUNDS | {"format"},
     formats=frozenset({"date-time", "date", "time"}),
     enum_values="strings_numbers",
     property_ordering=True,
@@ -93,19 +97,7 @@ GEMINI = Dialect(
 )
 GEMINI_OPENAPI = Dialect(
     "gemini-openapi",
-    keywords=frozenset(
-        {
-            "minimum",
-            "maximum",
-            "minItems",
-            "maxItems",
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-            "default",
-        }
-    ),
+    keywords=NUMBER_BOUNDS | ITEM_BOUNDS | STRING_BOUNDS | {"format", "default"},
     formats=frozenset({"date-time"}),
     any_type=False,
     recursion=False,
@@ -115,18 +107,7 @@ GEMINI_OPENAPI = Dialect(
 )
 OLLAMA = Dialect(
     "ollama",
-    keywords=frozenset(
-        {
-            "minimum",
-            "maximum",
-            "minItems",
-            "maxItems",
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-        }
-    ),
+    keywords=NUMBER_BOUNDS | ITEM_BOUNDS | STRING_BOUNDS | {"format"},
     formats=frozenset({"date", "time", "date-time", "uuid"}),
     integer_bounds_only=True,
     describes=False,
