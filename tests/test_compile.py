@@ -35,6 +35,9 @@ def test_goldens_work(tmp_path: Path) -> None:
     files = tree(GOLDEN)
     for path, data in files.items():
         text = data.decode("utf-8")
+        if path.endswith(".mustache"):
+            assert "DO NOT EDIT" in text.splitlines()[0], path
+            continue
         assert "DO NOT EDIT" in text.splitlines()[1], path
         body = json.loads(text)
         if path.startswith("jsonschema/"):

@@ -142,6 +142,8 @@ def _run(request: Request, p: Plan, report: Report) -> int:
         return 0
     if not roots:
         raise ConfigError("no .sig files found in " + ", ".join(str(r) for r in p.roots))
+    if not request.check:
+        output.recover(p.out)  # what a killed run left beside the folder, before anything else
     if not request.check and _fast_path(p):
         click.echo(f"{p.out} is up to date", err=True)
         return 0

@@ -32,7 +32,7 @@ class CompileResult:
 
 # Targets whose output is a function of each signature or tool alone (plus the named types):
 # emitting them for two halves of the declarations gives the same files as for the whole.
-PER_DECLARATION = ("jsonschema", "providers")
+PER_DECLARATION = ("jsonschema", "providers", "prompts")
 PARALLEL_FROM = 200  # declarations; below this a fork costs more than it saves
 
 

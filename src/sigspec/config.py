@@ -28,6 +28,7 @@ class ConfigError(ValueError):
 TARGET_OPTIONS: dict[str, dict[str, tuple[Any, str]]] = {
     "jsonschema": {},
     "providers": {"providers": (list, "a list of provider names")},
+    "prompts": {},
     "manifest": {},
 }
 

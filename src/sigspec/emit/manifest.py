@@ -18,6 +18,7 @@ from sigspec.emit.base import (
     source_of,
 )
 from sigspec.emit.jsonschema import schema_paths
+from sigspec.emit.prompts import prompt_paths
 from sigspec.emit.providers import provider_path
 from sigspec.semantics import ir
 
@@ -30,7 +31,8 @@ def _entry(sig: ir.Signature, texts: Mapping[str, str]) -> dict[str, Any]:
     # The signature's content hash covers everything generated from it, so a runtime can
     # tell whether anything about the signature changed without comparing files.
     parts = [sig.render(), sig.mode, sig.prompt or "", sig.system or "", str(sig.max_turns)]
-    parts += [texts[p] for p in (*schemas.values(), providers) if p in texts]
+    generated = (*schemas.values(), providers, *prompt_paths(sig).values())
+    parts += [texts[p] for p in generated if p in texts]
     entry: dict[str, Any] = {
         "name": sig.name,
         "source": source_of(sig),
@@ -48,6 +50,8 @@ def _entry(sig: ir.Signature, texts: Mapping[str, str]) -> dict[str, Any]:
             }
         )
     entry["schemas"] = schemas
+    prompts = {role: path for role, path in prompt_paths(sig).items() if path in texts}
+    entry["prompts"] = {role: {"file": path, "text": texts[path]} for role, path in prompts.items()}
     entry["providers"] = providers if providers in texts else None
     entry["hash"] = digest("\0".join(parts))
     return entry

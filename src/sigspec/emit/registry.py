@@ -5,13 +5,14 @@ golden folders, docs.
 
 from __future__ import annotations
 
-from sigspec.emit import jsonschema, manifest, providers
+from sigspec.emit import jsonschema, manifest, prompts, providers
 from sigspec.emit.base import Emitter
 from sigspec.targets import TARGET_NAMES
 
 TARGETS: dict[str, Emitter] = {
     "jsonschema": jsonschema.EMITTER,
     "providers": providers.EMITTER,
+    "prompts": prompts.EMITTER,
     "manifest": manifest.EMITTER,
 }
 assert tuple(TARGETS) == TARGET_NAMES, "targets.py and the registry must list the same targets"

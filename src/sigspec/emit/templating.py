@@ -1,0 +1,35 @@
+"""The one Jinja environment factory for emitters' file skeletons (templates/<target>/*.j2).
+
+Delimiters are `[[ ]]`, `[% %]` and `[# #]`, so that Mustache's `{{ }}` in prompt templates
+and generated code passes through untouched. Values inserted with `[[ ]]` are never parsed
+again by Jinja. StrictUndefined: a missing view-model field is a bug, not an empty string.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jinja2
+
+from sigspec.resources import resource_path
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_path("templates"))),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        variable_start_string="[[",
+        variable_end_string="]]",
+        block_start_string="[%",
+        block_end_string="%]",
+        comment_start_string="[#",
+        comment_end_string="#]",
+    )
+
+
+def render(env: jinja2.Environment, name: str, **view: Any) -> str:
+    return env.get_template(name).render(**view)
