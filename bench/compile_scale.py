@@ -27,7 +27,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument(
-        "--all", dest="targets", action="store_const", const=[],
+        "--all",
+        dest="targets",
+        action="store_const",
+        const=[],
         default=["--target", "jsonschema", "--target", "providers"],
         help="all targets (default: issue 3's jsonschema, providers and manifest)",
     )
@@ -39,8 +42,16 @@ def main() -> None:
         for run in range(args.runs):
             # A new folder each time: deleting the previous 3,000 files first would measure
             # the file system's clean-up (ext4 with `discard` here), not the compiler.
-            cmd = [sys.executable, "-m", "sigspec", "compile", "proj", "-o", f"out{run}",
-                   *args.targets]
+            cmd = [
+                sys.executable,
+                "-m",
+                "sigspec",
+                "compile",
+                "proj",
+                "-o",
+                f"out{run}",
+                *args.targets,
+            ]
             cold.append(timed(cmd, root))
             warm.append(timed(cmd, root))
         files = sum(1 for p in (root / "out0").rglob("*") if p.is_file())
