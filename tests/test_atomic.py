@@ -61,5 +61,7 @@ def test_killed_compiles_leave_old_or_new_output(tmp_path: Path) -> None:
         states.add(refs.index(now))
     # A clean compile afterwards finishes the job and clears what killed runs left behind.
     assert run_cli("compile", "src", "-o", "out", cwd=tmp_path).returncode == 0
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".sigspec-stage-")]
+    assert not [
+        p for p in tmp_path.iterdir() if p.name.startswith((".sigspec-stage-", ".sigspec-trash-"))
+    ]
     assert (tmp_path / "out" / "mine.txt").read_text() == "hand written"

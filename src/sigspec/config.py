@@ -29,6 +29,7 @@ TARGET_OPTIONS: dict[str, dict[str, tuple[Any, str]]] = {
     "jsonschema": {},
     "providers": {"providers": (list, "a list of provider names")},
     "prompts": {},
+    "python": {"package": (str, "a Python package name")},
     "manifest": {},
 }
 

@@ -20,6 +20,9 @@ from typing import Any
 from sigspec.emit.base import MANIFEST, Artifact, digest
 
 STAGE_PREFIX = ".sigspec-stage-"
+# A stage whose useful contents were salvaged is renamed to this first, in one atomic step:
+# its deletion may then be interrupted at any point without anything being salvaged from it.
+TRASH_PREFIX = ".sigspec-trash-"
 
 
 class OutputError(Exception):
@@ -164,8 +167,14 @@ def write(out: Path, files: Iterable[Artifact]) -> int:
             os.rename(stage, out)
     finally:
         if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
+            _discard(stage, out)
     return changed
+
+
+def _discard(stage: Path, out: Path) -> None:
+    trash = stage.with_name(TRASH_PREFIX + stage.name.removeprefix(STAGE_PREFIX))
+    os.rename(stage, trash)
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 def _write_stage(stage: Path, artifacts: list[Artifact]) -> None:
@@ -200,10 +209,12 @@ def recover(out: Path) -> None:
     """Finish what a killed run left beside `out`: stages are salvaged, then removed."""
     if not out.parent.exists():
         return
+    for trash in out.parent.glob(f"{TRASH_PREFIX}{out.name}.*"):
+        shutil.rmtree(trash, ignore_errors=True)
     for leftover in out.parent.glob(f"{STAGE_PREFIX}{out.name}.*"):
         if leftover.is_dir() and out.exists():
             _salvage(leftover, out, _owned_anywhere(out, leftover))
-        shutil.rmtree(leftover, ignore_errors=True)
+        _discard(leftover, out)
 
 
 def _owned_anywhere(out: Path, other: Path) -> set[str]:

@@ -5,7 +5,7 @@ golden folders, docs.
 
 from __future__ import annotations
 
-from sigspec.emit import jsonschema, manifest, prompts, providers
+from sigspec.emit import jsonschema, manifest, prompts, providers, python
 from sigspec.emit.base import Emitter
 from sigspec.targets import TARGET_NAMES
 
@@ -13,6 +13,7 @@ TARGETS: dict[str, Emitter] = {
     "jsonschema": jsonschema.EMITTER,
     "providers": providers.EMITTER,
     "prompts": prompts.EMITTER,
+    "python": python.EMITTER,
     "manifest": manifest.EMITTER,
 }
 assert tuple(TARGETS) == TARGET_NAMES, "targets.py and the registry must list the same targets"

@@ -1,0 +1,20 @@
+"""The reply runtime: standard library only, shipped verbatim inside generated packages.
+
+`validate.py` is the reference semantics of DESIGN 2 (also what `sigspec validate` runs);
+`reply.py` finds and repairs JSON in raw LLM replies (reference/reply-policy.md). The python
+target joins both into the generated package's one `_runtime.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sigspec.runtime.reply import ParseResult, ReplyError, parse_reply
+from sigspec.runtime.validate import ValidationError, check, validate
+
+
+def parse(text: str, descriptor: Any, types: dict[str, Any]) -> ParseResult:
+    return parse_reply(text, descriptor, types, check)
+
+
+__all__ = ["ParseResult", "ReplyError", "ValidationError", "check", "parse", "validate"]

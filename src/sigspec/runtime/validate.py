@@ -1,0 +1,389 @@
+# Validation of JSON values against sigspec type descriptors (DESIGN 2).
+#
+# A descriptor is plain data, so that generated modules can hold it as a literal:
+#   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",) ("any",)
+#   ("list", ITEM)                     ("opt", INNER)          ("lit", VALUE)
+#   ("enum", (VALUES...))              ("union", (MEMBERS...)) ("ref", NAME)
+#   ("map", (FIELD...), OPEN)          FIELD = (NAME, FOLDED, TYPE, REQUIRED, HAS_DEFAULT,
+#                                               DEFAULT, FALLBACK, CONSTRAINTS)
+#   CONSTRAINTS = ((KEYWORD, VALUE), ...) with JSON Schema keywords, plus ("clamp", (LO, HI)).
+# Strict mode is `validate_NAME`; lenient mode adds the reply policy's coercions, each one
+# recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
+from __future__ import annotations
+
+import copy
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+Descriptor = tuple[Any, ...]
+Types = dict[str, Descriptor]
+Issue = tuple[str, str]  # (path, message)
+
+
+class ValidationError(ValueError):
+    """The value does not fit the type; `.errors` lists every problem as (path, message)."""
+
+    def __init__(self, errors: list[Issue]) -> None:
+        self.errors = errors
+        shown = "; ".join(f"{p}: {m}" for p, m in errors[:5])
+        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        super().__init__(shown + more)
+
+
+_INVALID = object()
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
+)
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
+_NAMES = {
+    "str": "string",
+    "keyword": "string",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "datetime": "date-time string",
+    "object": "map",
+    "list": "list",
+}
+
+
+def kind_of(value: Any) -> str:
+    """The word used in messages: `expected int, got string`."""
+    if value is None:
+        return "null"
+    return {bool: "bool", int: "int", float: "float", str: "string", list: "list", dict: "map"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def is_datetime(value: str) -> bool:
+    if not _RFC3339.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def _at(path: str, key: str | int) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _where(path: str) -> str:
+    return path or "root"
+
+
+class Checker:
+    """One validation run: the errors and repairs it found, and whether it may coerce."""
+
+    def __init__(self, types: Types, *, lenient: bool) -> None:
+        self.types = types
+        self.lenient = lenient
+        self.errors: list[Issue] = []
+        self.repairs: list[Issue] = []
+
+    def fail(self, path: str, message: str) -> object:
+        self.errors.append((_where(path), message))
+        return _INVALID
+
+    def repair(self, path: str, message: str) -> None:
+        self.repairs.append((_where(path), message))
+
+    def check(self, d: Descriptor, v: Any, path: str) -> Any:
+        tag = d[0]
+        if tag == "opt":
+            return None if v is None else self.check(d[1], v, path)
+        if tag == "ref":
+            return self.check(self.types[d[1]], v, path)
+        return _DISPATCH[tag](self, d, v, path)
+
+    # ---- scalars ----
+
+    def _str(self, d: Descriptor, v: Any, path: str) -> Any:
+        return v if type(v) is str else self.fail(path, f"expected string, got {kind_of(v)}")
+
+    _keyword = _str
+
+    def _datetime(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is not str:
+            return self.fail(path, f"expected date-time string, got {kind_of(v)}")
+        if not is_datetime(v):
+            return self.fail(path, "expected an RFC 3339 date-time with an offset")
+        return v
+
+    def _int(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is int:
+            return v
+        if self.lenient:
+            coerced = self._number_text(v, path, want_int=True)
+            if coerced is not _INVALID:
+                return coerced
+            if type(v) is float and v.is_integer():
+                self.repair(path, f"coerced {v!r} to an integer")
+                return int(v)
+        return self.fail(path, f"expected int, got {kind_of(v)}")
+
+    def _float(self, d: Descriptor, v: Any, path: str) -> Any:
+        t = type(v)
+        if t is float or t is int:
+            return v
+        if self.lenient:
+            coerced = self._number_text(v, path, want_int=False)
+            if coerced is not _INVALID:
+                return coerced
+        return self.fail(path, f"expected float, got {kind_of(v)}")
+
+    def _number_text(self, v: Any, path: str, *, want_int: bool) -> Any:
+        """Reply policy: a string that is exactly a JSON number literal."""
+        if type(v) is not str or not _JSON_NUMBER.match(v):
+            return _INVALID
+        number = json.loads(v)
+        if want_int and type(number) is not int:
+            if not number.is_integer():
+                return _INVALID
+            number = int(number)
+        self.repair(path, f"coerced string {v!r} to a number")
+        return number
+
+    def _bool(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is bool:
+            return v
+        if self.lenient and v in ("true", "false") and type(v) is str:
+            self.repair(path, f"coerced string {v!r} to a boolean")
+            return v == "true"
+        return self.fail(path, f"expected bool, got {kind_of(v)}")
+
+    def _any(self, d: Descriptor, v: Any, path: str) -> Any:
+        return v
+
+    def _object(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is dict:
+            return v
+        decoded = self._decoded(v, dict, path)
+        return (
+            decoded
+            if decoded is not _INVALID
+            else self.fail(path, f"expected map, got {kind_of(v)}")
+        )
+
+    def _lit(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is type(d[1]) and v == d[1]:
+            return v
+        return self.fail(path, f"expected {json.dumps(d[1])}, got {_short(v)}")
+
+    def _enum(self, d: Descriptor, v: Any, path: str) -> Any:
+        values = d[1]
+        if type(v) is str and v in values:
+            return v
+        if self.lenient and type(v) is str:
+            matches = [m for m in values if m.casefold() == v.casefold()]
+            if len(matches) == 1:
+                self.repair(path, f"matched {v!r} to enum value {matches[0]!r}")
+                return matches[0]
+        shown = ", ".join(json.dumps(x) for x in values)
+        return self.fail(path, f"expected one of {shown}, got {_short(v)}")
+
+    def _union(self, d: Descriptor, v: Any, path: str) -> Any:
+        modes = (False, True) if self.lenient else (False,)
+        for lenient in modes:  # a member that fits exactly beats one that needs coercion
+            for member in d[1]:
+                trial = Checker(self.types, lenient=lenient)
+                result = trial.check(member, v, path)
+                if result is not _INVALID and not trial.errors:
+                    self.repairs += trial.repairs
+                    return result
+        return self.fail(path, f"{_short(v)} matches none of the union's members")
+
+    # ---- containers ----
+
+    def _decoded(self, v: Any, want: type, path: str) -> Any:
+        """Reply policy: a JSON string whose content is JSON of the wanted type."""
+        if not self.lenient or type(v) is not str:
+            return _INVALID
+        try:
+            decoded = json.loads(v)
+        except ValueError:
+            return _INVALID
+        if type(decoded) is not want:
+            return _INVALID
+        self.repair(path, "decoded a JSON document held in a string")
+        return decoded
+
+    def _list(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is not list:
+            decoded = self._decoded(v, list, path)
+            if decoded is _INVALID:
+                return self.fail(path, f"expected list, got {kind_of(v)}")
+            v = decoded
+        item = d[1]
+        out = []
+        ok = True
+        for index, element in enumerate(v):
+            result = self.check(item, element, _at(path, index))
+            ok = ok and result is not _INVALID
+            out.append(result)
+        return out if ok else _INVALID
+
+    def _map(self, d: Descriptor, v: Any, path: str) -> Any:
+        if type(v) is not dict:
+            decoded = self._decoded(v, dict, path)
+            if decoded is _INVALID:
+                return self.fail(path, f"expected map, got {kind_of(v)}")
+            v = decoded
+        groups: dict[str, list[str]] = {}
+        for key in v:
+            groups.setdefault(key.replace("-", "_"), []).append(key)
+        out: dict[str, Any] = {}
+        ok = True
+        for field in d[1]:
+            ok = self._field(field, v, groups.pop(field[1], None), out, path) and ok
+        extras = [key for keys in groups.values() for key in keys]
+        if extras and not d[2]:
+            for key in extras:
+                self.fail(_at(path, key), "unexpected field (the map is closed)")
+            return _INVALID
+        for key in extras:
+            out[key] = v[key]
+        return out if ok else _INVALID
+
+    def _field(
+        self,
+        field: Descriptor,
+        v: dict[str, Any],
+        keys: list[str] | None,
+        out: dict[str, Any],
+        path: str,
+    ) -> bool:
+        name, _folded, type_, required, has_default, default, fallback, constraints = field
+        where = _at(path, name)
+        if keys is None:
+            if has_default:
+                out[name] = copy.deepcopy(default)
+            elif required:
+                self.fail(where, "missing required field")
+                return False
+            return True
+        if len(keys) > 1:
+            self.fail(where, "ambiguous field aliases: " + ", ".join(sorted(keys)))
+            return False
+        before = len(self.errors)
+        result = self.check(type_, v[keys[0]], where)
+        if result is not _INVALID and v[keys[0]] is not None:
+            result = self._constrain(result, constraints, where)
+        if result is _INVALID:
+            if fallback and has_default:
+                del self.errors[before:]
+                self.repair(where, "invalid value replaced by the default (@fallback)")
+                out[name] = copy.deepcopy(default)
+                return True
+            return False
+        out[name] = result
+        return True
+
+    def _constrain(self, value: Any, constraints: tuple[Any, ...], path: str) -> Any:
+        ok = True
+        for keyword, bound in constraints:
+            if keyword == "clamp" and type(value) in (int, float):
+                low, high = bound
+                if value < low or value > high:
+                    clamped = min(max(value, low), high)
+                    self.repair(path, f"clamped {value} to {clamped} (@clamp)")
+                    value = clamped
+                continue
+            message = _scalar_constraint(keyword, bound, value)
+            if message is not None:
+                ok = False
+                self.fail(path, message)
+        return value if ok else _INVALID
+
+
+# An explicit table, not getattr: a descriptor can only ever reach these methods.
+_DISPATCH = {
+    "str": Checker._str,
+    "keyword": Checker._keyword,
+    "datetime": Checker._datetime,
+    "int": Checker._int,
+    "float": Checker._float,
+    "bool": Checker._bool,
+    "any": Checker._any,
+    "object": Checker._object,
+    "lit": Checker._lit,
+    "enum": Checker._enum,
+    "union": Checker._union,
+    "list": Checker._list,
+    "map": Checker._map,
+}
+
+
+def _short(value: Any) -> str:
+    text = (
+        json.dumps(value, ensure_ascii=False)
+        if not isinstance(value, (dict, list))
+        else (kind_of(value))
+    )
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
+    number = type(value) in (int, float)
+    if keyword == "minimum" and number and value < bound:
+        return f"{value} is less than the minimum {bound}"
+    if keyword == "maximum" and number and value > bound:
+        return f"{value} is greater than the maximum {bound}"
+    text = type(value) is str
+    if keyword == "minLength" and text and len(value) < bound:
+        return f"shorter than {bound} characters"
+    if keyword == "maxLength" and text and len(value) > bound:
+        return f"longer than {bound} characters"
+    if keyword == "pattern" and text and not re.search(bound, value):
+        return f"does not match the pattern {bound!r}"
+    if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
+        return "expected an RFC 3339 date-time with an offset"
+    items = type(value) is list
+    if keyword == "minItems" and items and len(value) < bound:
+        return f"fewer than {bound} items"
+    if keyword == "maxItems" and items and len(value) > bound:
+        return f"more than {bound} items"
+    return None
+
+
+def check(
+    descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
+) -> tuple[Any, list[Issue], list[Issue]]:
+    """(normalised value, errors, repairs); the value is meaningful only without errors."""
+    checker = Checker(types, lenient=lenient)
+    result = checker.check(descriptor, value, "")
+    if result is _INVALID and not checker.errors:
+        checker.fail("", "invalid value")
+    return result, checker.errors, checker.repairs
+
+
+def validate(descriptor: Descriptor, value: Any, types: Types) -> Any:
+    """Strict validation: the normalised value, or ValidationError listing every error."""
+    result, errors, _ = check(descriptor, value, types)
+    if errors:
+        raise ValidationError(errors)
+    return result
+
+
+class Slow(Exception):
+    """Raised by generated fast paths when a value needs the full (slower) validator."""
+
+
+def checker(fast: Any) -> Any:
+    """A `check` for `parse_reply` that tries the generated fast path first."""
+
+    def run(
+        descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
+    ) -> tuple[Any, list[Issue], list[Issue]]:
+        if not lenient:
+            try:
+                return fast(value), [], []
+            except Slow:
+                pass
+        return check(descriptor, value, types, lenient=lenient)
+
+    return run
