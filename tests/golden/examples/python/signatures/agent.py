@@ -8,7 +8,6 @@ reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from . import _runtime as _rt
