@@ -260,7 +260,7 @@ def test_python_goldens_import_and_validate(tmp_path: Path) -> None:
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-I", "-c", script, str(GOLDEN / "python")],
+        [sys.executable, "-I", "-B", "-c", script, str(GOLDEN / "python")],
         capture_output=True,
         text=True,
         check=False,
