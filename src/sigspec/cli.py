@@ -158,6 +158,21 @@ def schema(spec: str, want_input: bool, provider: str | None) -> None:
 
 
 @main.command()
+@click.argument("spec", metavar="FILE.sig:NAME")
+@click.argument("reply", required=False, type=click.Path(allow_dash=True, path_type=Path))
+@click.option(
+    "--jsonl",
+    is_flag=True,
+    help='Read lines {"id": ..., "text": ...} from standard input; one result each.',
+)
+def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
+    """Parse and validate an LLM reply as the generated parse_NAME would (exit 0 / 1)."""
+    from sigspec import validate_cmd
+
+    sys.exit(validate_cmd.run(spec, reply, jsonl, lambda diags: _emit(diags, "text")))
+
+
+@main.command()
 @click.argument("code")
 def explain(code: str) -> None:
     """Print the long explanation of a diagnostic code, with an example."""

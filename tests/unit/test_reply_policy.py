@@ -1,0 +1,174 @@
+"""reference/reply-policy.md as a table: what the reply parser accepts (with which repairs)
+and what it rejects. Every row is one rule of the policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sigspec import parse_signature
+from sigspec.emit.python.descriptors import output_descriptor
+from sigspec.runtime import ReplyError, parse
+
+SENTIMENT = parse_signature('{sentiment "positive" | "negative" | "neutral", score :float}')
+COUNT = parse_signature("{count :int, ok :bool}")
+ITEMS = parse_signature("[{t :string}]")
+NESTED = parse_signature("{a {b :int, c :int}, d :string?}")
+ARGS = parse_signature("{tool :string, args {q :int}}")
+OPEN = parse_signature("{a :int, ...}")
+GOOD = {"sentiment": "positive", "score": 0.9}
+
+
+def run(sig: Any, text: str) -> Any:
+    return parse(text, output_descriptor(sig), {})
+
+
+ACCEPT = [
+    # (signature, reply, value, a repair that must be reported or None)
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9}', GOOD, None),
+    (SENTIMENT, '```json\n{"sentiment": "positive", "score": 0.9}\n```', GOOD, None),
+    (SENTIMENT, '```\n{"sentiment": "positive", "score": 0.9}\n```', GOOD, None),
+    (SENTIMENT, '~~~js\n{"sentiment": "positive", "score": 0.9}\n~~~', GOOD, None),
+    (SENTIMENT, '````json\n{"sentiment": "positive", "score": 0.9}\n````', GOOD, None),
+    (SENTIMENT, 'Result:\n```json\n{"sentiment": "positive", "score": 0.9}', GOOD, None),
+    (SENTIMENT, '<answer>{"sentiment": "positive", "score": 0.9}</answer>', GOOD, None),
+    (SENTIMENT, 'It is `{"sentiment": "positive", "score": 0.9}`.', GOOD, None),
+    (SENTIMENT, 'Use {x} or [1]. {"sentiment": "positive", "score": 0.9} Thanks!', GOOD, None),
+    (
+        SENTIMENT,
+        '<think>{"sentiment": "negative", "score": 0.1}</think>'
+        '{"sentiment": "positive", "score": 0.9}',
+        GOOD,
+        None,
+    ),
+    (
+        SENTIMENT,
+        'maybe {"sentiment": "negative", "score": 0.1}</think>'
+        '{"sentiment": "positive", "score": 0.9}',
+        GOOD,
+        None,
+    ),
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9,}', GOOD, "trailing comma"),
+    # The balanced span leaves the comma out: the value is untouched, nothing to report.
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9},', GOOD, None),
+    (SENTIMENT, "{'sentiment': 'positive', 'score': 0.9}", GOOD, "single-quoted"),
+    (SENTIMENT, '{sentiment: "positive", score: 0.9}', GOOD, "bare key"),
+    (SENTIMENT, '{"sentiment": "positive", // why\n "score": 0.9 /* c */}', GOOD, "comments"),
+    (SENTIMENT, '{"sentiment": "positive", # note\n "score": 0.9}', GOOD, "comments"),
+    (COUNT, "{'count': 3, 'ok': True}", {"count": 3, "ok": True}, "Python"),
+    (
+        SENTIMENT,
+        "{\u201csentiment\u201d: \u201cpositive\u201d, \u201cscore\u201d: 0.9}",
+        GOOD,
+        "curly quotes",
+    ),
+    (SENTIMENT, '{"sentiment": "positive"\n "score": 0.9}', GOOD, "missing comma"),
+    (parse_signature("{s :string}"), '{"s": "a\nb"}', {"s": "a\nb"}, "raw line breaks"),
+    (SENTIMENT, '\ufeff  {"sentiment": "positive",\r\n "score": 0.9}  ', GOOD, None),
+    (SENTIMENT, '"{\\"sentiment\\": \\"positive\\", \\"score\\": 0.9}"', GOOD, "decoded"),
+    (ARGS, '{"tool": "s", "args": "{\\"q\\": 1}"}', {"tool": "s", "args": {"q": 1}}, "decoded"),
+    (NESTED, '{"d": "x", "a": {"b": 1, "c": 2', {"d": "x", "a": {"b": 1, "c": 2}}, "closed"),
+    (SENTIMENT, '{"sentiment": "positive", "score": "0.9"}', GOOD, "coerced string"),
+    (COUNT, '{"count": "42", "ok": "true"}', {"count": 42, "ok": True}, "coerced string"),
+    (COUNT, '{"count": 42.0, "ok": false}', {"count": 42, "ok": False}, "integer"),
+    (SENTIMENT, '{"sentiment": "Positive", "score": 1}', {**GOOD, "score": 1}, "enum value"),
+    (ITEMS, '{"items": [{"t": "a"}]}', [{"t": "a"}], "unwrapped"),
+    (ITEMS, '{"results": [{"t": "a"}]}', [{"t": "a"}], "unwrapped"),
+    (NESTED, '{"a": {"b": 1, "c": 2}}', {"a": {"b": 1, "c": 2}}, None),  # d stays absent
+    (NESTED, '{"a": {"b": 1, "c": 2}, "d": null}', {"a": {"b": 1, "c": 2}, "d": None}, None),
+    (OPEN, '{"a": 1, "Extra": [1]}', {"a": 1, "Extra": [1]}, None),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": 0.9} again: {"sentiment": "positive", "score": 0.9}',
+        GOOD,
+        None,
+    ),
+    (
+        parse_signature("{s :string}"),
+        '{"s": "a } ``` </answer> // /* None True \u201c"}',
+        {"s": "a } ``` </answer> // /* None True \u201c"},
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("sig", "text", "value", "repair"), ACCEPT, ids=[repr(a[1][:40]) for a in ACCEPT]
+)
+def test_accepted(sig: Any, text: str, value: Any, repair: str | None) -> None:
+    result = run(sig, text)
+    assert result.value == value
+    messages = " | ".join(m for _, m in result.repairs)
+    if repair is None:
+        assert all("coerced" not in m and "matched" not in m for _, m in result.repairs)
+    else:
+        assert repair in messages, messages
+
+
+REJECT = [
+    (SENTIMENT, "", "empty"),
+    (SENTIMENT, "   \n ", "empty"),
+    (SENTIMENT, "```json\n```", "no JSON"),
+    (SENTIMENT, "null", "no JSON"),
+    (SENTIMENT, "I cannot help with that.", "no JSON"),
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.', "no JSON"),
+    (NESTED, '{"a": {"b": 1', "does not match"),
+    (NESTED, '{"a": {"b": 1, "c": 2}, "d": "x', "does not match"),
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9, ...}', "no JSON"),
+    (SENTIMENT, '{"sentiment": "pos\u2026", "score": 0.9}', "does not match"),
+    (SENTIMENT, '{"sentiment": "positive "quoted"", "score": 0.9}', "no JSON"),
+    (SENTIMENT, '{"sentiment": positive, "score": 0.9}', "no JSON"),
+    (SENTIMENT, '{"sentiment": "positive", "score": NaN}', "no JSON"),
+    (SENTIMENT, '{"sentiment": "positive", "score": Infinity}', "no JSON"),
+    (SENTIMENT, '{"sentiment": "positive", "score": 1, "score": 2}', "no JSON"),
+    (SENTIMENT, '{"sentiment": "positive", "score": "92%"}', "does not match"),
+    (SENTIMENT, '{"sentiment": "positive", "score": "five"}', "does not match"),
+    (COUNT, '{"count": 42.5, "ok": true}', "does not match"),
+    (COUNT, '{"count": "42.5", "ok": true}', "does not match"),
+    (COUNT, '{"count": 1, "ok": "yes"}', "does not match"),
+    (COUNT, '{"count": 1, "ok": 1}', "does not match"),
+    (COUNT, '{"count": true, "ok": true}', "does not match"),
+    (parse_signature("{s :string}"), '{"s": 5}', "does not match"),
+    (parse_signature("{xs [:string]}"), '{"xs": "a, b"}', "does not match"),
+    (parse_signature("{xs [:string]}"), '{"xs": "a"}', "does not match"),
+    (SENTIMENT, '{"sentiment": "positive"}', "does not match"),
+    (SENTIMENT, '{"sentiment": null, "score": 0.9}', "does not match"),
+    (SENTIMENT, '{"Sentiment": "positive", "score": 0.9}', "does not match"),
+    (SENTIMENT, '{"sentiment": "very positive", "score": 0.9}', "does not match"),
+    (SENTIMENT, '{"sentiment": "**positive**", "score": 0.9}', "does not match"),
+    (SENTIMENT, '{"sentiment": "pos", "score": 0.9}', "does not match"),
+    (SENTIMENT, '[{"sentiment": "positive", "score": 0.9}]', "does not match"),
+    (ITEMS, '{"t": "a"}', "does not match"),
+    (SENTIMENT, '{"result": {"sentiment": "positive", "score": 0.9}}', "does not match"),
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9, "extra": 1}', "does not match"),
+    (
+        SENTIMENT,
+        'Option A: {"sentiment": "positive", "score": 0.9} '
+        'Option B: {"sentiment": "negative", "score": 0.9}',
+        "several",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sig", "text", "reason"), REJECT, ids=[repr(r[1][:40]) for r in REJECT])
+def test_rejected(sig: Any, text: str, reason: str) -> None:
+    with pytest.raises(ReplyError) as info:
+        run(sig, text)
+    assert reason in info.value.reason
+
+
+def test_errors_come_from_the_best_candidate() -> None:
+    with pytest.raises(ReplyError) as info:
+        run(SENTIMENT, '{"sentiment": "positive", "score": "high"}')
+    assert info.value.errors == [("score", "expected float, got string")]
+
+
+def test_hostile_replies_do_not_hang() -> None:
+    import time
+
+    text = "prose { [ ' \" " * 200_000 + '{"sentiment": "positive", "score": 0.5}'
+    start = time.perf_counter()
+    with pytest.raises(ReplyError):
+        run(SENTIMENT, text + "{" * 100_000)
+    assert time.perf_counter() - start < 10  # generous: linear, not quadratic (bench: <2 s)
