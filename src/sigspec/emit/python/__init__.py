@@ -28,9 +28,14 @@ from sigspec.semantics.types import referenced_names
 DEFAULT_PACKAGE = "signatures"
 
 
+def suffix(name: str) -> str:
+    """A name from a .sig file as the tail of a Python identifier (`validate_` + it)."""
+    return re.sub(r"\W", "_", name, flags=re.ASCII)
+
+
 def identifier(name: str) -> str:
-    """A Python identifier for a name from a .sig file (keywords get a trailing `_`)."""
-    text = re.sub(r"\W", "_", name, flags=re.ASCII)
+    """A whole Python identifier for a name (keywords get a trailing `_`)."""
+    text = suffix(name)
     text = f"_{text}" if not text or text[0].isdigit() else text
     return f"{text}_" if keyword.iskeyword(text) else text
 
@@ -86,7 +91,7 @@ def _module(project: ir.Project, source: str, sigs: list[ir.Signature], env: Any
     fast = FastPaths(project)
     views = []
     for sig in sigs:
-        ident = identifier(sig.name)
+        ident = suffix(sig.name)
         fn = fast.function(f"_fast_{ident}", sig.output, closed=not sig.allow_extra_keys)
         views.append(
             SigView(sig.name, ident, repr(output_descriptor(sig)), repr(input_descriptor(sig)), fn)

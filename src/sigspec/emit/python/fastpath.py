@@ -105,6 +105,12 @@ class FastPaths:
         return out
 
     def union(self, members: tuple[ir.TypeRef, ...], v: str, code: Code, ind: int) -> str:
+        prims = [m.kind for m in members if isinstance(m, ir.Prim)]
+        if len(prims) == len(members) and "any" not in prims:  # `:string | :int`
+            failing = " and ".join(f"({_TYPE_TEST[kind].format(v=v)})" for kind in prims)
+            code.add(ind, f"if {failing}:")
+            code.add(ind + 1, "raise _Slow")
+            return v
         values = [m.value for m in members if isinstance(m, ir.Literal)]
         kinds = {type(x) for x in values}
         if len(values) != len(members) or len(kinds) != 1 or kinds & {float, type(None)}:
