@@ -142,15 +142,20 @@ def test_a_valid_value_takes_the_fast_path(tmp_path: Path) -> None:
     value = {
         "label": "a",
         "n": 3,
-        "items": [{"name": "n", "tags": ["t"]}],
+        "items": [{"name": "n", "tags": ["t"], "price": None}],
+        "note": None,
         "open": {"k": 1},
         "flag": True,
         "u": "s",
         "lit": 2,
     }
-    assert module._fast_s(value) == value
-    assert module.validate_s(value) == value
-    assert module._fast_s(value) is not value  # a new value: the input is never mutated
+    snapshot = repr(value)
+    assert module._fast_s(value) is value  # valid and complete: returned as it is
+    assert module.validate_s(value) is value
+    partial = {k: v for k, v in value.items() if k != "note"}
+    assert module.validate_s(partial) == partial  # an absent optional field stays absent
+    assert module.validate_s(partial) is not partial
+    assert repr(value) == snapshot  # never mutated
 
 
 def test_hostile_sig_content_is_only_data(tmp_path: Path) -> None:

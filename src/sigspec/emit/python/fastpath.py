@@ -96,11 +96,18 @@ class FastPaths:
                 assert_never(t)
 
     def optional(self, inner: ir.TypeRef, v: str, code: Code, ind: int, closed: bool) -> str:
+        body = Code()
+        result = self.gen(inner, v, body, ind + 1, closed)
+        if result == v:  # nothing to normalise: check in place when not null
+            if body.lines:
+                code.add(ind, f"if {v} is not None:")
+                code.lines += body.lines
+            return v
         out = self.fresh("o")
         code.add(ind, f"if {v} is None:")
         code.add(ind + 1, f"{out}: Any = None")
         code.add(ind, "else:")
-        result = self.gen(inner, v, code, ind + 1, closed)
+        code.lines += body.lines
         code.add(ind + 1, f"{out} = {result}")
         return out
 
@@ -123,32 +130,71 @@ class FastPaths:
         return v
 
     def list_of(self, item: ir.TypeRef, v: str, code: Code, ind: int, closed: bool) -> str:
-        out, element = self.fresh("l"), self.fresh("e")
+        """A valid list is returned as it is; an item that needs normalising (a nested map
+        missing a default) sends the whole value to the runtime."""
+        element = self.fresh("e")
         code.add(ind, f"if type({v}) is not list:")
         code.add(ind + 1, "raise _Slow")
         inner = Code()
         result = self.gen(item, element, inner, ind + 1, closed)
-        if result == element:  # items are kept as they are: check them, copy the list once
-            if inner.lines:
-                code.add(ind, f"for {element} in {v}:")
-                code.lines += inner.lines
-            code.add(ind, f"{out} = {v}[:]")
-            return out
-        code.add(ind, f"{out}: list[Any] = []")
-        code.add(ind, f"for {element} in {v}:")
-        code.lines += inner.lines
-        code.add(ind + 1, f"{out}.append({result})")
-        return out
+        if inner.lines:
+            code.add(ind, f"for {element} in {v}:")
+            code.lines += inner.lines
+            if result != element:
+                code.add(ind + 1, f"if {result} is not {element}:")
+                code.add(ind + 2, "raise _Slow")
+        return v
 
     def map(self, t: ir.MapOf, v: str, code: Code, ind: int, closed: bool) -> str:
+        """A map with every field present is checked in place and returned as it is; one
+        missing optional or default fields gets a new dict with the defaults filled in."""
         code.add(ind, f"if type({v}) is not dict:")
         code.add(ind + 1, "raise _Slow")
+        names = {f.name: self.fresh("f") for f in t.fields}
+        optional = [f for f in t.fields if not f.required]
+        out = self.fresh("m")
+        if optional:
+            code.add(ind, f"if len({v}) == {len(t.fields)}:")
+            self.complete(t, v, names=names, code=code, ind=ind + 1, closed=closed)
+            code.add(ind + 1, f"{out}: Any = {v}")
+            code.add(ind, "else:")
+            self.partial(t, v, names=names, out=out, code=code, ind=ind + 1, closed=closed)
+            return out
+        self.complete(t, v, names=names, code=code, ind=ind, closed=closed)
+        return v
+
+    def complete(
+        self, t: ir.MapOf, v: str, *, names: dict[str, str], code: Code, ind: int, closed: bool
+    ) -> None:
+        code.add(ind, f"if len({v}) != {len(t.fields)}:")
+        code.add(ind + 1, "raise _Slow")
+        if not t.fields:
+            return
+        code.add(ind, "try:")
+        for f in t.fields:
+            code.add(ind + 1, f"{names[f.name]} = {v}[{f.name!r}]")
+        code.add(ind, "except KeyError:")
+        code.add(ind + 1, "raise _Slow from None")
+        for f in t.fields:
+            result = self.gen(f.type, names[f.name], code, ind, closed)
+            self.constraints(f, result, code, ind)
+            if result != names[f.name]:
+                code.add(ind, f"if {result} is not {names[f.name]}:")
+                code.add(ind + 1, "raise _Slow  # a nested value needs normalising")
+
+    def partial(
+        self,
+        t: ir.MapOf,
+        v: str,
+        *,
+        names: dict[str, str],
+        out: str,
+        code: Code,
+        ind: int,
+        closed: bool,
+    ) -> None:
         required = [f for f in t.fields if f.required]
         optional = [f for f in t.fields if not f.required]
-        names = {f.name: self.fresh("f") for f in t.fields}
-        if not optional:
-            code.add(ind, f"if len({v}) != {len(required)}:")
-            code.add(ind + 1, "raise _Slow")
         if required:
             code.add(ind, "try:")
             for f in required:
@@ -157,18 +203,15 @@ class FastPaths:
             code.add(ind + 1, "raise _Slow from None")
         for f in optional:
             code.add(ind, f"{names[f.name]} = {v}.get({f.name!r}, _MISS)")
-        if optional:
-            present = " + ".join(f"({names[f.name]} is not _MISS)" for f in optional)
-            code.add(ind, f"if len({v}) != {len(required)} + {present}:")
-            code.add(ind + 1, "raise _Slow  # extra, folded or ambiguous keys")
+        present = " + ".join(f"({names[f.name]} is not _MISS)" for f in optional)
+        code.add(ind, f"if len({v}) != {len(required)} + {present}:")
+        code.add(ind + 1, "raise _Slow  # extra, folded or ambiguous keys")
         results = {f.name: self.field(f, names[f.name], code, ind, closed) for f in t.fields}
-        out = self.fresh("m")
         fixed = ", ".join(f"{f.name!r}: {results[f.name]}" for f in required)
-        code.add(ind, f"{out}: dict[str, Any] = {{{fixed}}}")
+        code.add(ind, f"{out} = {{{fixed}}}")
         for f in optional:
             code.add(ind, f"if {results[f.name]} is not _MISS:")
             code.add(ind + 1, f"{out}[{f.name!r}] = {results[f.name]}")
-        return out
 
     def field(self, f: ir.Field, v: str, code: Code, ind: int, closed: bool) -> str:
         if f.required:

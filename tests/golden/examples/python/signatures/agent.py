@@ -19,123 +19,176 @@ _is_datetime = _rt.is_datetime
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
-_E24 = frozenset(('continue', 'finalize', 'ask_user'))
+_E17 = frozenset(('continue', 'finalize', 'ask_user'))
+_E27 = frozenset(('continue', 'finalize', 'ask_user'))
 
 
 def _fast_t1(x: Any) -> Any:
     if type(x) is not dict:
         raise _Slow
-    try:
-        f18 = x['query']
-    except KeyError:
-        raise _Slow from None
-    f19 = x.get('priority', _MISS)
-    if len(x) != 1 + (f19 is not _MISS):
-        raise _Slow  # extra, folded or ambiguous keys
-    if type(f18) is not str:
-        raise _Slow
-    if f19 is _MISS:
-        d20: Any = 999
-    else:
-        if type(f19) is not int:
+    if len(x) == 2:
+        if len(x) != 2:
             raise _Slow
-        d20 = f19
-    m21: dict[str, Any] = {'query': f18}
-    if d20 is not _MISS:
-        m21['priority'] = d20
-    return m21
+        try:
+            f13 = x['query']
+            f14 = x['priority']
+        except KeyError:
+            raise _Slow from None
+        if type(f13) is not str:
+            raise _Slow
+        if type(f14) is not int:
+            raise _Slow
+        m15: Any = x
+    else:
+        try:
+            f13 = x['query']
+        except KeyError:
+            raise _Slow from None
+        f14 = x.get('priority', _MISS)
+        if len(x) != 1 + (f14 is not _MISS):
+            raise _Slow  # extra, folded or ambiguous keys
+        if type(f13) is not str:
+            raise _Slow
+        if f14 is _MISS:
+            d16: Any = 999
+        else:
+            if type(f14) is not int:
+                raise _Slow
+            d16 = f14
+        m15 = {'query': f13}
+        if d16 is not _MISS:
+            m15['priority'] = d16
+    return m15
 
 
 def _fast_agent_step(x: Any) -> Any:
     if type(x) is not dict:
         raise _Slow
-    try:
-        f2 = x['conclusion']
-    except KeyError:
-        raise _Slow from None
-    f1 = x.get('reasoning', _MISS)
-    f3 = x.get('confidence', _MISS)
-    f4 = x.get('files', _MISS)
-    f5 = x.get('sub_tasks', _MISS)
-    f6 = x.get('needs_more_info', _MISS)
-    f7 = x.get('next_action', _MISS)
-    f8 = x.get('error', _MISS)
-    if len(x) != 1 + (f1 is not _MISS) + (f3 is not _MISS) + (f4 is not _MISS) + (f5 is not _MISS) + (f6 is not _MISS) + (f7 is not _MISS) + (f8 is not _MISS):
-        raise _Slow  # extra, folded or ambiguous keys
-    if f1 is _MISS:
-        d9: Any = ''
-    else:
+    if len(x) == 8:
+        if len(x) != 8:
+            raise _Slow
+        try:
+            f1 = x['reasoning']
+            f2 = x['conclusion']
+            f3 = x['confidence']
+            f4 = x['files']
+            f5 = x['sub_tasks']
+            f6 = x['needs_more_info']
+            f7 = x['next_action']
+            f8 = x['error']
+        except KeyError:
+            raise _Slow from None
         if type(f1) is not str:
             raise _Slow
-        d9 = f1
-    if type(f2) is not str:
-        raise _Slow
-    if f3 is _MISS:
-        d10: Any = 0.8
-    else:
+        if type(f2) is not str:
+            raise _Slow
         if type(f3) is not float and type(f3) is not int:
             raise _Slow
         if (f3 < 0 or f3 > 1):
             raise _Slow
-        d10 = f3
-    if f4 is _MISS:
-        d11: Any = []
-    else:
         if type(f4) is not list:
             raise _Slow
-        for e13 in f4:
-            if type(e13) is not str:
+        for e10 in f4:
+            if type(e10) is not str:
                 raise _Slow
-        l12 = f4[:]
-        d11 = l12
-    if f5 is _MISS:
-        d14: Any = []
-    else:
         if type(f5) is not list:
             raise _Slow
-        l15: list[Any] = []
-        for e16 in f5:
-            r17: Any = _fast_t1(e16)
-            l15.append(r17)
-        d14 = l15
-    if f6 is _MISS:
-        d22: Any = False
-    else:
+        for e11 in f5:
+            r12: Any = _fast_t1(e11)
+            if r12 is not e11:
+                raise _Slow
         if type(f6) is not bool:
             raise _Slow
-        d22 = f6
-    if f7 is _MISS:
-        d23: Any = 'finalize'
-    else:
-        if type(f7) is not str or f7 not in _E24:
+        if type(f7) is not str or f7 not in _E17:
             raise _Slow
-        d23 = f7
-    if f8 is _MISS:
-        d25: Any = _MISS
-    else:
-        if f8 is None:
-            o26: Any = None
-        else:
+        if f8 is not None:
             if type(f8) is not str:
                 raise _Slow
-            o26 = f8
-        d25 = o26
-    m27: dict[str, Any] = {'conclusion': f2}
-    if d9 is not _MISS:
-        m27['reasoning'] = d9
-    if d10 is not _MISS:
-        m27['confidence'] = d10
-    if d11 is not _MISS:
-        m27['files'] = d11
-    if d14 is not _MISS:
-        m27['sub_tasks'] = d14
-    if d22 is not _MISS:
-        m27['needs_more_info'] = d22
-    if d23 is not _MISS:
-        m27['next_action'] = d23
-    if d25 is not _MISS:
-        m27['error'] = d25
-    return m27
+        m9: Any = x
+    else:
+        try:
+            f2 = x['conclusion']
+        except KeyError:
+            raise _Slow from None
+        f1 = x.get('reasoning', _MISS)
+        f3 = x.get('confidence', _MISS)
+        f4 = x.get('files', _MISS)
+        f5 = x.get('sub_tasks', _MISS)
+        f6 = x.get('needs_more_info', _MISS)
+        f7 = x.get('next_action', _MISS)
+        f8 = x.get('error', _MISS)
+        if len(x) != 1 + (f1 is not _MISS) + (f3 is not _MISS) + (f4 is not _MISS) + (f5 is not _MISS) + (f6 is not _MISS) + (f7 is not _MISS) + (f8 is not _MISS):
+            raise _Slow  # extra, folded or ambiguous keys
+        if f1 is _MISS:
+            d18: Any = ''
+        else:
+            if type(f1) is not str:
+                raise _Slow
+            d18 = f1
+        if type(f2) is not str:
+            raise _Slow
+        if f3 is _MISS:
+            d19: Any = 0.8
+        else:
+            if type(f3) is not float and type(f3) is not int:
+                raise _Slow
+            if (f3 < 0 or f3 > 1):
+                raise _Slow
+            d19 = f3
+        if f4 is _MISS:
+            d20: Any = []
+        else:
+            if type(f4) is not list:
+                raise _Slow
+            for e21 in f4:
+                if type(e21) is not str:
+                    raise _Slow
+            d20 = f4
+        if f5 is _MISS:
+            d22: Any = []
+        else:
+            if type(f5) is not list:
+                raise _Slow
+            for e23 in f5:
+                r24: Any = _fast_t1(e23)
+                if r24 is not e23:
+                    raise _Slow
+            d22 = f5
+        if f6 is _MISS:
+            d25: Any = False
+        else:
+            if type(f6) is not bool:
+                raise _Slow
+            d25 = f6
+        if f7 is _MISS:
+            d26: Any = 'finalize'
+        else:
+            if type(f7) is not str or f7 not in _E27:
+                raise _Slow
+            d26 = f7
+        if f8 is _MISS:
+            d28: Any = _MISS
+        else:
+            if f8 is not None:
+                if type(f8) is not str:
+                    raise _Slow
+            d28 = f8
+        m9 = {'conclusion': f2}
+        if d18 is not _MISS:
+            m9['reasoning'] = d18
+        if d19 is not _MISS:
+            m9['confidence'] = d19
+        if d20 is not _MISS:
+            m9['files'] = d20
+        if d22 is not _MISS:
+            m9['sub_tasks'] = d22
+        if d25 is not _MISS:
+            m9['needs_more_info'] = d25
+        if d26 is not _MISS:
+            m9['next_action'] = d26
+        if d28 is not _MISS:
+            m9['error'] = d28
+    return m9
 
 
 _OUT_agent_step: Any = ('map', (('reasoning', 'reasoning', ('str',), False, True, '', False, ()), ('conclusion', 'conclusion', ('str',), True, False, None, False, ()), ('confidence', 'confidence', ('float',), False, True, 0.8, False, (('clamp', (0, 1)),)), ('files', 'files', ('list', ('str',)), False, True, [], False, ()), ('sub_tasks', 'sub_tasks', ('list', ('ref', 'SubTask')), False, True, [], False, ()), ('needs_more_info', 'needs_more_info', ('bool',), False, True, False, False, ()), ('next_action', 'next_action', ('enum', ('continue', 'finalize', 'ask_user')), False, True, 'finalize', True, ()), ('error', 'error', ('opt', ('str',)), False, False, None, False, ())), False)

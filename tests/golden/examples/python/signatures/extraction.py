@@ -20,8 +20,10 @@ _is_datetime = _rt.is_datetime
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
-_P21 = re.compile("^[A-Z0-9-]+$")
-_E22 = frozenset(('USD', 'EUR', 'GBP'))
+_P20 = re.compile("^[A-Z0-9-]+$")
+_E21 = frozenset(('USD', 'EUR', 'GBP'))
+_P28 = re.compile("^[A-Z0-9-]+$")
+_E29 = frozenset(('USD', 'EUR', 'GBP'))
 
 
 def _fast_extract_products(x: Any) -> Any:
@@ -36,123 +38,190 @@ def _fast_extract_products(x: Any) -> Any:
         raise _Slow from None
     if type(f1) is not list:
         raise _Slow
-    l3: list[Any] = []
     for e4 in f1:
         if type(e4) is not dict:
             raise _Slow
-        try:
-            f5 = e4['name']
-        except KeyError:
-            raise _Slow from None
-        f6 = e4.get('price', _MISS)
-        f7 = e4.get('tags', _MISS)
-        if len(e4) != 1 + (f6 is not _MISS) + (f7 is not _MISS):
-            raise _Slow  # extra, folded or ambiguous keys
-        if type(f5) is not str:
-            raise _Slow
-        if f6 is _MISS:
-            d8: Any = _MISS
-        else:
-            if f6 is None:
-                o9: Any = None
-            else:
+        if len(e4) == 3:
+            if len(e4) != 3:
+                raise _Slow
+            try:
+                f5 = e4['name']
+                f6 = e4['price']
+                f7 = e4['tags']
+            except KeyError:
+                raise _Slow from None
+            if type(f5) is not str:
+                raise _Slow
+            if f6 is not None:
                 if type(f6) is not float and type(f6) is not int:
                     raise _Slow
-                o9 = f6
-            if o9 is not None and (o9 < 0):
+            if f6 is not None and (f6 < 0):
                 raise _Slow
-            d8 = o9
-        if f7 is _MISS:
-            d10: Any = []
-        else:
             if type(f7) is not list:
                 raise _Slow
-            for e12 in f7:
-                if type(e12) is not str:
+            for e9 in f7:
+                if type(e9) is not str:
                     raise _Slow
-            l11 = f7[:]
-            if (len(l11) > 10):
+            if (len(f7) > 10):
                 raise _Slow
-            d10 = l11
-        m13: dict[str, Any] = {'name': f5}
-        if d8 is not _MISS:
-            m13['price'] = d8
-        if d10 is not _MISS:
-            m13['tags'] = d10
-        l3.append(m13)
+            m8: Any = e4
+        else:
+            try:
+                f5 = e4['name']
+            except KeyError:
+                raise _Slow from None
+            f6 = e4.get('price', _MISS)
+            f7 = e4.get('tags', _MISS)
+            if len(e4) != 1 + (f6 is not _MISS) + (f7 is not _MISS):
+                raise _Slow  # extra, folded or ambiguous keys
+            if type(f5) is not str:
+                raise _Slow
+            if f6 is _MISS:
+                d10: Any = _MISS
+            else:
+                if f6 is not None:
+                    if type(f6) is not float and type(f6) is not int:
+                        raise _Slow
+                if f6 is not None and (f6 < 0):
+                    raise _Slow
+                d10 = f6
+            if f7 is _MISS:
+                d11: Any = []
+            else:
+                if type(f7) is not list:
+                    raise _Slow
+                for e12 in f7:
+                    if type(e12) is not str:
+                        raise _Slow
+                if (len(f7) > 10):
+                    raise _Slow
+                d11 = f7
+            m8 = {'name': f5}
+            if d10 is not _MISS:
+                m8['price'] = d10
+            if d11 is not _MISS:
+                m8['tags'] = d11
+        if m8 is not e4:
+            raise _Slow
     if type(f2) is not str:
         raise _Slow
-    m14: dict[str, Any] = {'products': l3, 'main_topic': f2}
-    return m14
+    return x
 
 
 def _fast_read_invoice(x: Any) -> Any:
     if type(x) is not dict:
         raise _Slow
-    try:
-        f15 = x['invoice_number']
-        f16 = x['issue_date']
-        f17 = x['currency']
-        f18 = x['line_items']
-        f20 = x['total']
-    except KeyError:
-        raise _Slow from None
-    f19 = x.get('due_date', _MISS)
-    if len(x) != 5 + (f19 is not _MISS):
-        raise _Slow  # extra, folded or ambiguous keys
-    if type(f15) is not str:
-        raise _Slow
-    if (_P21.search(f15) is None):
-        raise _Slow
-    if type(f16) is not str:
-        raise _Slow
-    if type(f17) is not str or f17 not in _E22:
-        raise _Slow
-    if type(f18) is not list:
-        raise _Slow
-    l23: list[Any] = []
-    for e24 in f18:
-        if type(e24) is not dict:
-            raise _Slow
-        if len(e24) != 4:
+    if len(x) == 6:
+        if len(x) != 6:
             raise _Slow
         try:
-            f25 = e24['description']
-            f26 = e24['quantity']
-            f27 = e24['unit_price']
-            f28 = e24['total']
+            f13 = x['invoice_number']
+            f14 = x['issue_date']
+            f15 = x['currency']
+            f16 = x['line_items']
+            f17 = x['due_date']
+            f18 = x['total']
         except KeyError:
             raise _Slow from None
-        if type(f25) is not str:
+        if type(f13) is not str:
             raise _Slow
-        if type(f26) is not int:
+        if (_P20.search(f13) is None):
             raise _Slow
-        if (f26 < 1):
+        if type(f14) is not str:
             raise _Slow
-        if type(f27) is not float and type(f27) is not int:
+        if type(f15) is not str or f15 not in _E21:
             raise _Slow
-        if type(f28) is not float and type(f28) is not int:
+        if type(f16) is not list:
             raise _Slow
-        m29: dict[str, Any] = {'description': f25, 'quantity': f26, 'unit_price': f27, 'total': f28}
-        l23.append(m29)
-    if (len(l23) < 1):
-        raise _Slow
-    if f19 is _MISS:
-        d30: Any = _MISS
-    else:
-        if f19 is None:
-            o31: Any = None
-        else:
-            if type(f19) is not str:
+        for e22 in f16:
+            if type(e22) is not dict:
                 raise _Slow
-            o31 = f19
-        d30 = o31
-    if type(f20) is not float and type(f20) is not int:
-        raise _Slow
-    m32: dict[str, Any] = {'invoice_number': f15, 'issue_date': f16, 'currency': f17, 'line_items': l23, 'total': f20}
-    if d30 is not _MISS:
-        m32['due_date'] = d30
-    return m32
+            if len(e22) != 4:
+                raise _Slow
+            try:
+                f23 = e22['description']
+                f24 = e22['quantity']
+                f25 = e22['unit_price']
+                f26 = e22['total']
+            except KeyError:
+                raise _Slow from None
+            if type(f23) is not str:
+                raise _Slow
+            if type(f24) is not int:
+                raise _Slow
+            if (f24 < 1):
+                raise _Slow
+            if type(f25) is not float and type(f25) is not int:
+                raise _Slow
+            if type(f26) is not float and type(f26) is not int:
+                raise _Slow
+        if (len(f16) < 1):
+            raise _Slow
+        if f17 is not None:
+            if type(f17) is not str:
+                raise _Slow
+        if type(f18) is not float and type(f18) is not int:
+            raise _Slow
+        m19: Any = x
+    else:
+        try:
+            f13 = x['invoice_number']
+            f14 = x['issue_date']
+            f15 = x['currency']
+            f16 = x['line_items']
+            f18 = x['total']
+        except KeyError:
+            raise _Slow from None
+        f17 = x.get('due_date', _MISS)
+        if len(x) != 5 + (f17 is not _MISS):
+            raise _Slow  # extra, folded or ambiguous keys
+        if type(f13) is not str:
+            raise _Slow
+        if (_P28.search(f13) is None):
+            raise _Slow
+        if type(f14) is not str:
+            raise _Slow
+        if type(f15) is not str or f15 not in _E29:
+            raise _Slow
+        if type(f16) is not list:
+            raise _Slow
+        for e30 in f16:
+            if type(e30) is not dict:
+                raise _Slow
+            if len(e30) != 4:
+                raise _Slow
+            try:
+                f31 = e30['description']
+                f32 = e30['quantity']
+                f33 = e30['unit_price']
+                f34 = e30['total']
+            except KeyError:
+                raise _Slow from None
+            if type(f31) is not str:
+                raise _Slow
+            if type(f32) is not int:
+                raise _Slow
+            if (f32 < 1):
+                raise _Slow
+            if type(f33) is not float and type(f33) is not int:
+                raise _Slow
+            if type(f34) is not float and type(f34) is not int:
+                raise _Slow
+        if (len(f16) < 1):
+            raise _Slow
+        if f17 is _MISS:
+            d36: Any = _MISS
+        else:
+            if f17 is not None:
+                if type(f17) is not str:
+                    raise _Slow
+            d36 = f17
+        if type(f18) is not float and type(f18) is not int:
+            raise _Slow
+        m19 = {'invoice_number': f13, 'issue_date': f14, 'currency': f15, 'line_items': f16, 'total': f18}
+        if d36 is not _MISS:
+            m19['due_date'] = d36
+    return m19
 
 
 _OUT_extract_products: Any = ('map', (('products', 'products', ('list', ('map', (('name', 'name', ('str',), True, False, None, False, ()), ('price', 'price', ('opt', ('float',)), False, False, None, False, (('minimum', 0),)), ('tags', 'tags', ('list', ('str',)), False, True, [], False, (('maxItems', 10),))), False)), True, False, None, False, ()), ('main_topic', 'main_topic', ('str',), True, False, None, False, ())), False)

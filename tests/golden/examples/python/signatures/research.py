@@ -24,29 +24,26 @@ _TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, 
 def _fast_rank_results(x: Any) -> Any:
     if type(x) is not list:
         raise _Slow
-    l1: list[Any] = []
-    for e2 in x:
-        if type(e2) is not dict:
+    for e1 in x:
+        if type(e1) is not dict:
             raise _Slow
-        if len(e2) != 3:
+        if len(e1) != 3:
             raise _Slow
         try:
-            f3 = e2['title']
-            f4 = e2['url']
-            f5 = e2['score']
+            f2 = e1['title']
+            f3 = e1['url']
+            f4 = e1['score']
         except KeyError:
             raise _Slow from None
+        if type(f2) is not str:
+            raise _Slow
         if type(f3) is not str:
             raise _Slow
-        if type(f4) is not str:
+        if type(f4) is not float and type(f4) is not int:
             raise _Slow
-        if type(f5) is not float and type(f5) is not int:
+        if (f4 < 0 or f4 > 1):
             raise _Slow
-        if (f5 < 0 or f5 > 1):
-            raise _Slow
-        m6: dict[str, Any] = {'title': f3, 'url': f4, 'score': f5}
-        l1.append(m6)
-    return l1
+    return x
 
 
 def _fast_t1(x: Any) -> Any:
@@ -55,16 +52,15 @@ def _fast_t1(x: Any) -> Any:
     if len(x) != 2:
         raise _Slow
     try:
-        f12 = x['title']
-        f13 = x['url']
+        f11 = x['title']
+        f12 = x['url']
     except KeyError:
         raise _Slow from None
+    if type(f11) is not str:
+        raise _Slow
     if type(f12) is not str:
         raise _Slow
-    if type(f13) is not str:
-        raise _Slow
-    m14: dict[str, Any] = {'title': f12, 'url': f13}
-    return m14
+    return x
 
 
 def _fast_research(x: Any) -> Any:
@@ -73,22 +69,21 @@ def _fast_research(x: Any) -> Any:
     if len(x) != 2:
         raise _Slow
     try:
-        f7 = x['summary']
-        f8 = x['sources']
+        f6 = x['summary']
+        f7 = x['sources']
     except KeyError:
         raise _Slow from None
-    if type(f7) is not str:
+    if type(f6) is not str:
         raise _Slow
-    if type(f8) is not list:
+    if type(f7) is not list:
         raise _Slow
-    l9: list[Any] = []
-    for e10 in f8:
-        r11: Any = _fast_t1(e10)
-        l9.append(r11)
-    if (len(l9) > 20):
+    for e9 in f7:
+        r10: Any = _fast_t1(e9)
+        if r10 is not e9:
+            raise _Slow
+    if (len(f7) > 20):
         raise _Slow
-    m15: dict[str, Any] = {'summary': f7, 'sources': l9}
-    return m15
+    return x
 
 
 _OUT_rank_results: Any = ('list', ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, (('clamp', (0, 1)),))), False))

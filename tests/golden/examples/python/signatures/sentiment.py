@@ -19,13 +19,14 @@ _is_datetime = _rt.is_datetime
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutral')), 'Priority': ('union', (('lit', 1), ('lit', 2), ('lit', 3), ('lit', 4), ('lit', 5)))}
-_E4 = frozenset(('positive', 'negative', 'neutral'))
-_E9 = frozenset(('thank', 'escalate', 'ignore'))
+_E5 = frozenset(('positive', 'negative', 'neutral'))
+_E10 = frozenset(('thank', 'escalate', 'ignore'))
 _E12 = frozenset((1, 2, 3, 4, 5))
+_E13 = frozenset(('thank', 'escalate', 'ignore'))
 
 
 def _fast_t1(x: Any) -> Any:
-    if type(x) is not str or x not in _E4:
+    if type(x) is not str or x not in _E5:
         raise _Slow
     return x
 
@@ -40,13 +41,14 @@ def _fast_classify(x: Any) -> Any:
         f2 = x['score']
     except KeyError:
         raise _Slow from None
-    r3: Any = _fast_t1(f1)
+    r4: Any = _fast_t1(f1)
+    if r4 is not f1:
+        raise _Slow  # a nested value needs normalising
     if type(f2) is not float and type(f2) is not int:
         raise _Slow
     if (f2 < 0 or f2 > 1):
         raise _Slow
-    m5: dict[str, Any] = {'sentiment': r3, 'score': f2}
-    return m5
+    return x
 
 
 def _fast_t2(x: Any) -> Any:
@@ -58,37 +60,53 @@ def _fast_t2(x: Any) -> Any:
 def _fast_act_on_sentiment(x: Any) -> Any:
     if type(x) is not dict:
         raise _Slow
-    try:
-        f6 = x['action']
-    except KeyError:
-        raise _Slow from None
-    f7 = x.get('priority', _MISS)
-    f8 = x.get('note', _MISS)
-    if len(x) != 1 + (f7 is not _MISS) + (f8 is not _MISS):
-        raise _Slow  # extra, folded or ambiguous keys
-    if type(f6) is not str or f6 not in _E9:
-        raise _Slow
-    if f7 is _MISS:
-        d10: Any = 3
-    else:
+    if len(x) == 3:
+        if len(x) != 3:
+            raise _Slow
+        try:
+            f6 = x['action']
+            f7 = x['priority']
+            f8 = x['note']
+        except KeyError:
+            raise _Slow from None
+        if type(f6) is not str or f6 not in _E10:
+            raise _Slow
         r11: Any = _fast_t2(f7)
-        d10 = r11
-    if f8 is _MISS:
-        d13: Any = _MISS
-    else:
-        if f8 is None:
-            o14: Any = None
-        else:
+        if r11 is not f7:
+            raise _Slow  # a nested value needs normalising
+        if f8 is not None:
             if type(f8) is not str:
                 raise _Slow
-            o14 = f8
-        d13 = o14
-    m15: dict[str, Any] = {'action': f6}
-    if d10 is not _MISS:
-        m15['priority'] = d10
-    if d13 is not _MISS:
-        m15['note'] = d13
-    return m15
+        m9: Any = x
+    else:
+        try:
+            f6 = x['action']
+        except KeyError:
+            raise _Slow from None
+        f7 = x.get('priority', _MISS)
+        f8 = x.get('note', _MISS)
+        if len(x) != 1 + (f7 is not _MISS) + (f8 is not _MISS):
+            raise _Slow  # extra, folded or ambiguous keys
+        if type(f6) is not str or f6 not in _E13:
+            raise _Slow
+        if f7 is _MISS:
+            d14: Any = 3
+        else:
+            r15: Any = _fast_t2(f7)
+            d14 = r15
+        if f8 is _MISS:
+            d16: Any = _MISS
+        else:
+            if f8 is not None:
+                if type(f8) is not str:
+                    raise _Slow
+            d16 = f8
+        m9 = {'action': f6}
+        if d14 is not _MISS:
+            m9['priority'] = d14
+        if d16 is not _MISS:
+            m9['note'] = d16
+    return m9
 
 
 _OUT_classify: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, (('minimum', 0), ('maximum', 1)))), False)
