@@ -77,14 +77,26 @@ class Result(msgspec.Struct, forbid_unknown_fields=True):
 
 VALID: dict[str, Any] = {
     "sentiment": {"sentiment": "positive", "score": 0.93},
-    "extraction": {"products": [{"name": f"Widget {i}", "price": 9.5 + i,
-                                 "tags": ["tools", "home", "sale"]} for i in range(10)],
-                   "main_topic": "hardware"},
-    "agent": {"reasoning": "Looked at the files.", "conclusion": "Done.", "confidence": 0.7,
-              "files": ["a.py", "b.py"], "sub_tasks": [{"query": "check b", "priority": 2}],
-              "needs_more_info": False, "next_action": "finalize", "error": None},
-    "results": [{"title": f"Page {i}", "url": f"https://example.com/{i}", "score": 0.5}
-                for i in range(1000)],
+    "extraction": {
+        "products": [
+            {"name": f"Widget {i}", "price": 9.5 + i, "tags": ["tools", "home", "sale"]}
+            for i in range(10)
+        ],
+        "main_topic": "hardware",
+    },
+    "agent": {
+        "reasoning": "Looked at the files.",
+        "conclusion": "Done.",
+        "confidence": 0.7,
+        "files": ["a.py", "b.py"],
+        "sub_tasks": [{"query": "check b", "priority": 2}],
+        "needs_more_info": False,
+        "next_action": "finalize",
+        "error": None,
+    },
+    "results": [
+        {"title": f"Page {i}", "url": f"https://example.com/{i}", "score": 0.5} for i in range(1000)
+    ],
 }
 
 
@@ -103,8 +115,12 @@ def invalid(name: str) -> Any:
     return doc
 
 
-STRUCTS: dict[str, Any] = {"sentiment": Sentiment, "extraction": Extraction, "agent": Agent,
-                           "results": list[Result]}
+STRUCTS: dict[str, Any] = {
+    "sentiment": Sentiment,
+    "extraction": Extraction,
+    "agent": Agent,
+    "results": list[Result],
+}
 
 
 def generated() -> tuple[Any, Any]:
@@ -112,8 +128,9 @@ def generated() -> tuple[Any, Any]:
     (root / "bench.sig").write_text(SPEC)
     loaded = load([root / "bench.sig"])
     assert not loaded.has_errors, loaded.diagnostics
-    out = compile_project(loaded.project, ["python"], {"python": {"package": "benchgen"}},
-                          inputs={})
+    out = compile_project(
+        loaded.project, ["python"], {"python": {"package": "benchgen"}}, inputs={}
+    )
     for artifact in out.files:
         path = root / artifact.path
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,8 +144,11 @@ def validators(module: Any, project: Any, name: str) -> dict[str, Callable[[Any]
     fjs = fastjsonschema.compile(output_schema(sig, project))
     struct = STRUCTS[name]
     ours = getattr(module, f"validate_{name}")
-    return {"sigspec": ours, "fastjsonschema": fjs,
-            "msgspec": lambda doc: msgspec.convert(doc, struct, strict=True)}
+    return {
+        "sigspec": ours,
+        "fastjsonschema": fjs,
+        "msgspec": lambda doc: msgspec.convert(doc, struct, strict=True),
+    }
 
 
 def rate(fn: Callable[[Any], Any], doc: Any, budget: float) -> float:
@@ -149,8 +169,10 @@ def rate(fn: Callable[[Any], Any], doc: Any, budget: float) -> float:
 def main() -> None:
     module, project = generated()
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
-    print(f"{'workload':<24}{'sigspec/s':>12}{'fastjsonschema/s':>18}{'msgspec/s':>12}"
-          f"{'x fjs':>8}{'x msgspec':>11}")
+    print(
+        f"{'workload':<24}{'sigspec/s':>12}{'fastjsonschema/s':>18}{'msgspec/s':>12}"
+        f"{'x fjs':>8}{'x msgspec':>11}"
+    )
     for name in VALID:
         fns = validators(module, project, name)
         for label, doc in (("valid", VALID[name]), ("invalid", invalid(name))):
@@ -159,9 +181,11 @@ def main() -> None:
                 for key, fn in fns.items():
                     samples[key].append(rate(fn, doc, 0.05))
             med = {k: statistics.median(v) for k, v in samples.items()}
-            print(f"{name + ' ' + label:<24}{med['sigspec']:>12,.0f}{med['fastjsonschema']:>18,.0f}"
-                  f"{med['msgspec']:>12,.0f}{med['sigspec'] / med['fastjsonschema']:>8.1f}"
-                  f"{med['sigspec'] / med['msgspec']:>11.2f}")
+            print(
+                f"{name + ' ' + label:<24}{med['sigspec']:>12,.0f}{med['fastjsonschema']:>18,.0f}"
+                f"{med['msgspec']:>12,.0f}{med['sigspec'] / med['fastjsonschema']:>8.1f}"
+                f"{med['sigspec'] / med['msgspec']:>11.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -11,15 +11,18 @@
 # recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
 from __future__ import annotations
 
-import copy
 import json
 import re
-from datetime import datetime
-from typing import Any
 
-Descriptor = tuple[Any, ...]
-Types = dict[str, Descriptor]
-Issue = tuple[str, str]  # (path, message)
+# typing, dataclasses, copy and datetime stay out of the import: a generated module must
+# import in a few milliseconds. mypy treats a variable named TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Descriptor = tuple[Any, ...]
+    Types = dict[str, Descriptor]
+    Issue = tuple[str, str]  # (path, message)
 
 
 class ValidationError(ValueError):
@@ -61,11 +64,22 @@ def kind_of(value: Any) -> str:
 def is_datetime(value: str) -> bool:
     if not _RFC3339.match(value):
         return False
+    from datetime import datetime
+
     try:
         datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError:
         return False
     return True
+
+
+def _copy(value: Any) -> Any:
+    """A fresh copy of a JSON default (lists and maps are never shared between results)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 def _at(path: str, key: str | int) -> str:
@@ -261,7 +275,7 @@ class Checker:
         where = _at(path, name)
         if keys is None:
             if has_default:
-                out[name] = copy.deepcopy(default)
+                out[name] = _copy(default)
             elif required:
                 self.fail(where, "missing required field")
                 return False
@@ -277,7 +291,7 @@ class Checker:
             if fallback and has_default:
                 del self.errors[before:]
                 self.repair(where, "invalid value replaced by the default (@fallback)")
-                out[name] = copy.deepcopy(default)
+                out[name] = _copy(default)
                 return True
             return False
         out[name] = result
@@ -379,11 +393,9 @@ def checker(fast: Any) -> Any:
     def run(
         descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
     ) -> tuple[Any, list[Issue], list[Issue]]:
-        if not lenient:
-            try:
-                return fast(value), [], []
-            except Slow:
-                pass
-        return check(descriptor, value, types, lenient=lenient)
+        try:  # plainly valid: no coercion could apply, in either mode
+            return fast(value), [], []
+        except Slow:
+            return check(descriptor, value, types, lenient=lenient)
 
     return run

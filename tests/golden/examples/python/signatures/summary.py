@@ -8,10 +8,13 @@ reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
 
 from __future__ import annotations
 
-from typing import Any
 
 from . import _runtime as _rt
 from ._runtime import ParseResult, ReplyError, ValidationError
+
+TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
+if TYPE_CHECKING:
+    from typing import Any
 
 _Slow = _rt.Slow
 _MISS: Any = object()

@@ -1,0 +1,86 @@
+"""`parse_NAME` costs (issue 5): clean replies against `json.loads` + validation, a messy
+sentiment-size reply, a 10 MB reply, and the import cost of a generated module."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from validators import VALID, generated
+
+MESSY = (
+    '<think>The review sounds happy, maybe {"sentiment": "neutral"}?</think>\n'
+    "Sure! Here is the classification:\n```json\n{\n  sentiment: 'Positive', // clear\n"
+    '  "score": "0.93",\n}\n```\nLet me know if you need anything else.'
+)
+
+
+def per_call(fn: Callable[[], object], rounds: int = 9, calls: int = 2000) -> float:
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - start) / calls)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    module, _ = generated()
+    print("clean replies: parse_NAME vs json.loads + validate_NAME (median per call)")
+    for name, doc in VALID.items():
+        text = json.dumps(doc)
+        parse = getattr(module, f"parse_{name}")
+        validate = getattr(module, f"validate_{name}")
+        calls = 20 if name == "results" else 2000
+        ours = per_call(lambda: parse(text), calls=calls)  # noqa: B023
+        base = per_call(lambda: validate(json.loads(text)), calls=calls)  # noqa: B023
+        print(
+            f"  {name:<11} {ours * 1e6:9.1f} us vs {base * 1e6:9.1f} us  ratio {ours / base:.2f}"
+            " (budget 2.0)"
+        )
+    messy = per_call(lambda: module.parse_sentiment(MESSY))
+    print(
+        f"messy sentiment reply: median {messy * 1e6:.1f} us (budget 30 us); value "
+        f"{module.parse_sentiment(MESSY).value}"
+    )
+    for label, text in (
+        ("10 MB of prose and brackets", "Nothing here { [ ' \" } " * 450_000),
+        (
+            "10 MB JSON reply",
+            json.dumps({"sentiment": "positive", "score": 0.5, "pad": "x" * 10_000_000}),
+        ),
+    ):
+        start = time.perf_counter()
+        try:
+            module.parse_sentiment(text)
+        except module.ReplyError:
+            pass
+        print(f"{label}: {time.perf_counter() - start:.2f} s (budget 2 s)")
+    package_dir = Path(module.__file__).resolve().parents[1]
+    imports, baseline = [], []
+    for _ in range(15):
+        for target, cmd in ((imports, "import benchgen.bench"), (baseline, "pass")):
+            start = time.perf_counter()
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-S",
+                    "-c",
+                    f"import sys; sys.path.insert(0, {str(package_dir)!r}); {cmd}",
+                ],
+                check=True,
+            )
+            target.append(time.perf_counter() - start)
+    extra = (statistics.median(imports) - statistics.median(baseline)) * 1000
+    print(f"importing a generated module: {extra:.1f} ms above `python -c pass` (budget 5 ms)")
+
+
+if __name__ == "__main__":
+    main()
