@@ -64,19 +64,43 @@ class _Graph:
     diagnostics: list[Diagnostic]
 
 
+Parsed = tuple[Path, SourceFile | None, ast.Module | None, list[Diagnostic]]
+PARALLEL_FROM = 16  # files; below this a fork costs more than it saves
+
+
+def _read_one(path: Path, root: Path | None) -> Parsed:
+    source, diags = read_source(path, root)
+    if source is None:
+        return path, None, None, diags
+    module, found = parse_module(source)
+    return path, source, module, [*diags, *found]
+
+
+def _read_many(paths: list[Path], root: Path | None) -> list[Parsed]:
+    """Read and parse, on both cores when there are many files (parsing is most of lint)."""
+    if len(paths) < PARALLEL_FROM:
+        return [_read_one(p, root) for p in paths]
+    from sigspec.parallel import fork_map
+
+    half = len(paths) // 2
+    first, second = fork_map(
+        lambda part: [_read_one(p, root) for p in part], paths[:half], paths[half:]
+    )
+    return first + second
+
+
 def _read_all(roots: Sequence[Path], root: Path | None) -> _Graph:
     graph = _Graph({}, {}, {}, [])
+    ready = {item[0]: item for item in _read_many(list(roots), root)}
     queue = list(roots)
     seen = set(queue)
     while queue:
         path = queue.pop(0)
-        source, diags = read_source(path, root)
+        _, source, module, diags = ready.pop(path) if path in ready else _read_one(path, root)
         graph.diagnostics += diags
         if source is None:
             continue
         graph.sources[path] = source
-        module, diags2 = parse_module(source)
-        graph.diagnostics += diags2
         if module is None:
             continue
         graph.modules[path] = module
