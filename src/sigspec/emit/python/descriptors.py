@@ -60,7 +60,7 @@ def field(f: ir.Field) -> Descriptor:
     )
 
 
-def output_descriptor(sig: ir.Signature, allow_extra: bool | None = None) -> Descriptor:
+def output_descriptor(sig: ir.Signature) -> Descriptor:
     d = descriptor(sig.output)
     return _open_maps(d) if sig.allow_extra_keys else d
 
