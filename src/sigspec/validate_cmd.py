@@ -33,7 +33,9 @@ def _descriptors(spec: str, report: Report) -> tuple[Any, dict[str, Any]] | int:
     if sig is None:
         click.echo(f"error: no signature `{name}` in {file}", err=True)
         return 2
-    return output_descriptor(sig), type_descriptors(loaded.project, list(loaded.project.types))
+    return output_descriptor(sig, loaded.project), type_descriptors(
+        loaded.project, list(loaded.project.types)
+    )
 
 
 def outcome(text: str, descriptor: Any, types: dict[str, Any]) -> dict[str, Any]:

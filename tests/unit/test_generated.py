@@ -184,3 +184,12 @@ def test_hostile_sig_content_is_only_data(tmp_path: Path) -> None:
     assert module.validate_class({"try": "c\\d\n", "if": [1]})["try"] == "c\\d\n"
     assert module.validate_class_input({"import": "x"}) == {"import": "x"}
     assert not mark.exists()
+
+
+def test_allow_extra_keys_opens_named_types_too(tmp_path: Path) -> None:
+    spec = "type Inner = {a :int}\n@allow_extra_keys\nsignature e() -> {inner Inner}\n"
+    module, project = generate(tmp_path, spec, "extras")
+    value = {"inner": {"a": 1, "more": True}, "top": 2}
+    assert module.validate_e(value) == value
+    schema = output_schema(project.signature("e"), project)
+    assert jsonschema.Draft202012Validator(schema).is_valid(value)

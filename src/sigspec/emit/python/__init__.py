@@ -94,7 +94,13 @@ def _module(project: ir.Project, source: str, sigs: list[ir.Signature], env: Any
         ident = suffix(sig.name)
         fn = fast.function(f"_fast_{ident}", sig.output, closed=not sig.allow_extra_keys)
         views.append(
-            SigView(sig.name, ident, repr(output_descriptor(sig)), repr(input_descriptor(sig)), fn)
+            SigView(
+                sig.name,
+                ident,
+                repr(output_descriptor(sig, project)),
+                repr(input_descriptor(sig)),
+                fn,
+            )
         )
     exports = [
         repr(f"{kind}_{v.ident}{suffix}")

@@ -60,9 +60,37 @@ def field(f: ir.Field) -> Descriptor:
     )
 
 
-def output_descriptor(sig: ir.Signature) -> Descriptor:
-    d = descriptor(sig.output)
-    return _open_maps(d) if sig.allow_extra_keys else d
+def output_descriptor(sig: ir.Signature, project: ir.Project | None = None) -> Descriptor:
+    """The output's descriptor; under @allow_extra_keys every map keeps extra keys, those of
+    named types too (inlined here; a recursive type stays a reference and closed)."""
+    if not sig.allow_extra_keys:
+        return descriptor(sig.output)
+    types = project.types if project is not None else {}
+    return _open_maps(descriptor(_inline(sig.output, types, ())))
+
+
+def _inline(t: ir.TypeRef, types: Any, seen: tuple[str, ...]) -> ir.TypeRef:
+    match t:
+        case ir.Ref(name) if name in types and name not in seen:
+            return _inline(types[name].type, types, (*seen, name))
+        case ir.ListOf(item):
+            return ir.ListOf(_inline(item, types, seen))
+        case ir.Optional(inner):
+            return ir.Optional(_inline(inner, types, seen))
+        case ir.Union(members):
+            return ir.Union(tuple(_inline(m, types, seen) for m in members))
+        case ir.MapOf(fields, is_open):
+            return ir.MapOf(
+                tuple(_replace_type(f, _inline(f.type, types, seen)) for f in fields), is_open
+            )
+        case _:
+            return t
+
+
+def _replace_type(f: ir.Field, t: ir.TypeRef) -> ir.Field:
+    from dataclasses import replace
+
+    return replace(f, type=t)
 
 
 def input_descriptor(sig: ir.Signature) -> Descriptor:
