@@ -137,3 +137,41 @@ def test_explain() -> None:
     assert "signature f() -> {a_ :int, a- :int}" in result.stdout
     wrong = run_cli("explain", "duplicate-feld")
     assert wrong.returncode == 2 and "did you mean `duplicate-field`" in wrong.stderr
+
+
+def test_validate_a_reply_file(tmp_path: Path) -> None:
+    reply = tmp_path / "reply.txt"
+    reply.write_text('Sure!\n```json\n{"sentiment": "Negative", "score": "0.25"}\n```')
+    result = run_cli("validate", str(EXAMPLES / "sentiment.sig") + ":classify", str(reply))
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["value"] == {"sentiment": "negative", "score": 0.25}
+    assert {r["path"] for r in body["repairs"]} == {"sentiment", "score"}
+    reply.write_text('{"sentiment": "happy", "score": 2}')
+    result = run_cli("validate", str(EXAMPLES / "sentiment.sig") + ":classify", str(reply))
+    assert result.returncode == 1
+    errors = json.loads(result.stdout)["errors"]
+    assert [e["path"] for e in errors] == ["sentiment", "score"]
+
+
+def test_validate_jsonl_matches_the_generated_parser() -> None:
+    lines = [
+        {"id": "a", "text": '{"sentiment": "positive", "score": 0.5}'},
+        {"id": "b", "text": "no answer here"},
+        {"id": "c", "text": "{sentiment: 'neutral', score: 1}"},
+    ]
+    stdin = "\n".join(json.dumps(line) for line in lines) + "\nnot json\n"
+    result = run_cli(
+        "validate", str(EXAMPLES / "sentiment.sig") + ":classify", "--jsonl", stdin=stdin
+    )
+    assert result.returncode == 1  # some lines failed
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o["id"] for o in out] == ["a", "b", "c", 4]
+    assert [o["ok"] for o in out] == [True, False, True, False]
+    assert out[2]["value"] == {"sentiment": "neutral", "score": 1}
+    assert out[1]["reason"] == "no JSON found in the reply"
+
+
+def test_validate_usage_errors() -> None:
+    assert run_cli("validate", "nosuchspec").returncode == 2
+    assert run_cli("validate", str(EXAMPLES / "sentiment.sig") + ":nope", "x").returncode == 2
