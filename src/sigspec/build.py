@@ -169,6 +169,7 @@ def _run(request: Request, p: Plan, report: Report) -> int:
 
 def _check(out: Path, files: Sequence[Any]) -> int:
     from sigspec.output import drift
+    from sigspec.paths import display_path
 
     found = drift(out, files)
     for label, paths in (
@@ -177,11 +178,11 @@ def _check(out: Path, files: Sequence[Any]) -> int:
         ("orphaned", found.orphaned),
     ):
         for rel in paths:
-            click.echo(f"{label}: {out / rel}")
+            click.echo(f"{label}: {display_path(out / rel)}")
     if found.clean:
-        click.echo(f"{out} is up to date", err=True)
+        click.echo(f"{display_path(out)} is up to date", err=True)
         return 0
-    click.echo(f"{out} is not up to date; run `sigspec compile`", err=True)
+    click.echo(f"{display_path(out)} is not up to date; run `sigspec compile`", err=True)
     return 1
 
 
