@@ -568,10 +568,9 @@ def _tokenize(text: str) -> list[tuple[str, str, bool]]:
     """(kind, text, newline before) for every meaningful token; anything else is broken."""
     out: list[tuple[str, str, bool]] = []
     pos, newline = 0, False
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        if match is None:
-            raise _Broken(f"unexpected {text[pos : pos + 12]!r}")
+    for match in _TOKEN.finditer(text):  # C-driven; a gap between matches is a broken text
+        if match.start() != pos:
+            break
         kind = match.lastgroup or ""
         if kind in ("ws", "comment"):
             newline = newline or "\n" in match.group()
@@ -581,6 +580,8 @@ def _tokenize(text: str) -> list[tuple[str, str, bool]]:
             out.append((kind, match.group(), newline))
             newline = False
         pos = match.end()
+    if pos != len(text):
+        raise _Broken(f"unexpected {text[pos : pos + 12]!r}")
     return out
 
 
@@ -590,12 +591,12 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
             repairs.append("kept raw line breaks or tabs inside a string")
         if "\\" not in token:
             return token[1:-1]  # nothing to unescape (raw control characters are kept)
-        return str(json.loads(token, strict=False))
+        return str(_LOOSE.decode(token))
     if kind == "sq":
         repairs.append("read a single-quoted string")
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
-        return str(json.loads(f'"{body}"', strict=False))
+        return str(_LOOSE.decode(f'"{body}"'))
     repairs.append("read a string in curly quotes")
     return token[1:-1]
 
@@ -716,7 +717,12 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def strict_json(text: str) -> Any:
     """json.loads, rejecting NaN/Infinity and conflicting duplicate keys."""
-    return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+    return _STRICT.decode(text)
+
+
+# Made once: json.loads with options builds a new decoder on every call.
+_STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
+_LOOSE = json.JSONDecoder(strict=False)
 
 
 def read_json(text: str) -> _Read:
@@ -874,7 +880,9 @@ def _decide(search: _Search) -> ParseResult:
         if not search.parsed_any:
             raise ReplyError("no JSON found in the reply")
         raise ReplyError("the reply does not match the expected output", search.best)
-    distinct = {json.dumps(v, sort_keys=True, ensure_ascii=False) for v, _ in search.accepted}
-    if len(distinct) > 1:
+    if (
+        len(search.accepted) > 1
+        and len({json.dumps(v, sort_keys=True, ensure_ascii=False) for v, _ in search.accepted}) > 1
+    ):
         raise ReplyError("the reply holds several different answers")
     return ParseResult(*search.accepted[0])
