@@ -175,3 +175,21 @@ def test_validate_jsonl_matches_the_generated_parser() -> None:
 def test_validate_usage_errors() -> None:
     assert run_cli("validate", "nosuchspec").returncode == 2
     assert run_cli("validate", str(EXAMPLES / "sentiment.sig") + ":nope", "x").returncode == 2
+
+
+def test_suppressing_a_provider_warning_in_compile(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.sig").write_text(
+        "signature f() -> {\n"
+        "  # sigspec: ignore[provider-loss] we only call OpenAI, which checks the pattern\n"
+        '  code :string @pattern("^[A-Z]+$")\n'
+        "}\n"
+        "signature g() -> {n :string @min_length(1)} # sigspec: ignore[provider-loss] fine\n"
+        "signature h() -> :int # sigspec: ignore[provider-loss] nothing to silence\n"
+    )
+    result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning[provider-loss]" not in result.stdout
+    assert "a.sig:6:23: warning[unused-suppression]" in result.stdout
+    assert "unused-suppression" not in run_cli("lint", "src", cwd=tmp_path).stdout

@@ -156,7 +156,12 @@ def _run(request: Request, p: Plan, report: Report) -> int:
         return 1
     sources = [p.root / s.path for s in loaded.sources]
     result = compile_project(loaded.project, p.targets, p.options, inputs=_inputs(sources, p.root))
-    report((*loaded.diagnostics, *result.diagnostics))
+    from sigspec import suppress
+
+    found = suppress.apply(
+        result.diagnostics, loaded.suppressions, judged=lambda code: code in suppress.COMPILE_CODES
+    )
+    report((*loaded.diagnostics, *found))
     if not result.ok:
         return 1
     if request.check:

@@ -11,12 +11,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sigspec import suppress
 from sigspec.diagnostics import Diagnostic, codes, sort_diagnostics
 from sigspec.paths import discover, display_path
 from sigspec.semantics import ir
 from sigspec.semantics.check import check_project
 from sigspec.semantics.scope import ParsedFile
 from sigspec.source import SourceFile, Span
+from sigspec.suppress import Suppression
 from sigspec.syntax import ast
 from sigspec.syntax.parser import parse_module
 
@@ -28,6 +30,7 @@ class LoadResult:
     project: ir.Project
     diagnostics: tuple[Diagnostic, ...]
     sources: tuple[SourceFile, ...]
+    suppressions: tuple[Suppression, ...] = ()
 
     @property
     def has_errors(self) -> bool:
@@ -187,4 +190,15 @@ def load(paths: Iterable[str | os.PathLike[str]], root: Path | None = None) -> L
     files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]
     project, diags = check_project(files)
     sources = tuple(sorted(graph.sources.values(), key=lambda s: s.path))
-    return LoadResult(project, sort_diagnostics([*graph.diagnostics, *diags]), sources)
+    found: list[Suppression] = []
+    problems: list[Diagnostic] = []
+    for f in files:
+        more, bad = suppress.find(f.source, f.module.comments)
+        found += more
+        problems += bad
+    kept = suppress.apply(
+        [*graph.diagnostics, *diags, *problems],
+        found,
+        judged=lambda code: code not in suppress.COMPILE_CODES,
+    )
+    return LoadResult(project, sort_diagnostics(kept), sources, tuple(found))

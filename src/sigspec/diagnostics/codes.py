@@ -414,6 +414,24 @@ PROVIDER_LIMIT = Code(
     "signature " + "a" * 65 + "() -> {x :int}\n",
 )
 
+INVALID_SUPPRESSION = Code(
+    "invalid-suppression",
+    W,
+    "this suppression is ignored: {reason}",
+    "A `# sigspec: ignore[...]` comment cannot be used.",
+    "Write `# sigspec: ignore[code] why it is fine`: known codes, separated by commas, and a "
+    "reason, so that a reader knows why the finding does not apply.",
+    "signature f(a :int) -> :int # sigspec: ignore[unused-param]\n",
+)
+UNUSED_SUPPRESSION = Code(
+    "unused-suppression",
+    W,
+    "`{code}` is suppressed here but not reported",
+    "A suppression no longer matches any diagnostic.",
+    "The finding it silenced is gone: remove the comment, so that it cannot hide a new one.",
+    "signature f() -> :int # sigspec: ignore[unknown-type] it was misspelled once\n",
+)
+
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
@@ -458,5 +476,7 @@ CODES: dict[str, Code] = {
         PROVIDER_LOSS,
         PROVIDER_UNSUPPORTED,
         PROVIDER_LIMIT,
+        INVALID_SUPPRESSION,
+        UNUSED_SUPPRESSION,
     )
 }
