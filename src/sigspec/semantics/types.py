@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import assert_never
 
 from sigspec.semantics.ir import (
@@ -199,3 +200,22 @@ def referenced_names(t: TypeRef) -> list[str]:
             case Union(members):
                 stack += reversed(members)
     return found
+
+
+def inline_refs(t: TypeRef, types: Types, seen: tuple[str, ...] = ()) -> TypeRef:
+    """`t` with named types replaced by their structure; a recursive one stays a reference."""
+    match t:
+        case Ref(name) if name in types and name not in seen:
+            return inline_refs(types[name].type, types, (*seen, name))
+        case ListOf(item):
+            return ListOf(inline_refs(item, types, seen))
+        case Optional(inner):
+            return Optional(inline_refs(inner, types, seen))
+        case Union(members):
+            return Union(tuple(inline_refs(m, types, seen) for m in members))
+        case MapOf(fields, is_open):
+            return MapOf(
+                tuple(replace(f, type=inline_refs(f.type, types, seen)) for f in fields), is_open
+            )
+        case _:
+            return t

@@ -20,7 +20,7 @@ from sigspec.emit.prompts.shape import output_instructions
 from sigspec.emit.templating import environment, render
 from sigspec.mustache import comment, literal
 from sigspec.semantics import ir
-from sigspec.semantics.types import is_scalar, strip_optional
+from sigspec.semantics.types import inline_refs, is_scalar, strip_optional
 
 REPLY_LIMIT = 500
 DEFAULT_SYSTEM = {
@@ -105,30 +105,11 @@ def task(sig: ir.Signature, project: ir.Project) -> str:
     return "\n\n".join(parts) or f"Produce the output of {sig.name}."
 
 
-def _expand(t: ir.TypeRef, project: ir.Project, seen: tuple[str, ...] = ()) -> ir.TypeRef:
-    """Named types inlined (PtcRunner's syntax has none); a recursive one stays a name."""
-    match t:
-        case ir.Ref(name) if name not in seen:
-            return _expand(project.types[name].type, project, (*seen, name))
-        case ir.ListOf(item):
-            return ir.ListOf(_expand(item, project, seen))
-        case ir.Optional(inner):
-            return ir.Optional(_expand(inner, project, seen))
-        case ir.Union(members):
-            return ir.Union(tuple(_expand(m, project, seen) for m in members))
-        case ir.MapOf(fields, is_open):
-            return ir.MapOf(
-                tuple(ir.Field(f.name, _expand(f.type, project, seen)) for f in fields), is_open
-            )
-        case _:
-            return t
-
-
 def ptc_signature(sig: ir.Signature, project: ir.Project) -> str:
     expanded = ir.Signature(
         sig.name,
-        tuple(ir.Field(p.name, _expand(p.type, project)) for p in sig.params),
-        _expand(sig.output, project),
+        tuple(ir.Field(p.name, inline_refs(p.type, project.types)) for p in sig.params),
+        inline_refs(sig.output, project.types),
     )
     return expanded.render()
 

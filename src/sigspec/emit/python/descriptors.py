@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, assert_never
 
 from sigspec.semantics import ir
+from sigspec.semantics.types import inline_refs
 
 Descriptor = tuple[Any, ...]
 
@@ -66,31 +67,7 @@ def output_descriptor(sig: ir.Signature, project: ir.Project | None = None) -> D
     if not sig.allow_extra_keys:
         return descriptor(sig.output)
     types = project.types if project is not None else {}
-    return _open_maps(descriptor(_inline(sig.output, types, ())))
-
-
-def _inline(t: ir.TypeRef, types: Any, seen: tuple[str, ...]) -> ir.TypeRef:
-    match t:
-        case ir.Ref(name) if name in types and name not in seen:
-            return _inline(types[name].type, types, (*seen, name))
-        case ir.ListOf(item):
-            return ir.ListOf(_inline(item, types, seen))
-        case ir.Optional(inner):
-            return ir.Optional(_inline(inner, types, seen))
-        case ir.Union(members):
-            return ir.Union(tuple(_inline(m, types, seen) for m in members))
-        case ir.MapOf(fields, is_open):
-            return ir.MapOf(
-                tuple(_replace_type(f, _inline(f.type, types, seen)) for f in fields), is_open
-            )
-        case _:
-            return t
-
-
-def _replace_type(f: ir.Field, t: ir.TypeRef) -> ir.Field:
-    from dataclasses import replace
-
-    return replace(f, type=t)
+    return _open_maps(descriptor(inline_refs(sig.output, types)))
 
 
 def input_descriptor(sig: ir.Signature) -> Descriptor:
