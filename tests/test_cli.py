@@ -193,3 +193,34 @@ def test_suppressing_a_provider_warning_in_compile(tmp_path: Path) -> None:
     assert "warning[provider-loss]" not in result.stdout
     assert "a.sig:6:23: warning[unused-suppression]" in result.stdout
     assert "unused-suppression" not in run_cli("lint", "src", cwd=tmp_path).stdout
+
+
+def test_breaking_between_files_and_against_git(tmp_path: Path) -> None:
+    import subprocess
+
+    (tmp_path / "old.sig").write_text('signature a() -> {x "a" | "b"}\n')
+    (tmp_path / "new.sig").write_text('signature a() -> {x "a" | "b" | "c"}\n')
+    result = run_cli("breaking", "old.sig", "new.sig", cwd=tmp_path)
+    assert result.returncode == 1 and "error[widened-output-type]" in result.stdout
+    assert run_cli("breaking", "old.sig", "old.sig", cwd=tmp_path).returncode == 0
+    assert run_cli("breaking", "old.sig", cwd=tmp_path).returncode == 2
+
+    repo = tmp_path / "repo"
+    (repo / "sigs").mkdir(parents=True)
+    for args in (
+        ["init", "-q"],
+        ["config", "user.email", "t@example.invalid"],
+        ["config", "user.name", "t"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    (repo / "sigs" / "a.sig").write_text("signature a(x :int) -> {y :int}\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "v1"], cwd=repo, check=True)
+    (repo / "sigs" / "a.sig").write_text("signature a(x :int, z :int) -> {y :int}\n")
+    result = run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo)
+    assert result.returncode == 1 and "error[added-required-param]" in result.stdout
+    assert "sigs/a.sig:1:" in result.stdout
+    (repo / "sigspec.toml").write_text('breaking_ignore = ["added-required-param"]\n')
+    assert run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo).returncode == 0
+    bad_ref = run_cli("breaking", "sigs", "--against", "no-such-ref", cwd=repo)
+    assert bad_ref.returncode == 2 and "cannot read" in bad_ref.stderr

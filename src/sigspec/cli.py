@@ -173,6 +173,22 @@ def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
 
 
 @main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--against",
+    "ref",
+    metavar="GIT_REF",
+    help="Compare PATHS (default: the configured sources) with their state at GIT_REF.",
+)
+@FORMAT_OPTION
+def breaking(paths: tuple[Path, ...], ref: str | None, fmt: str) -> None:
+    """Report changes that break callers or consumers: OLD NEW, or PATHS --against GIT_REF."""
+    from sigspec import breaking_cmd
+
+    sys.exit(breaking_cmd.run(paths, ref, lambda diags: _emit(diags, fmt)))
+
+
+@main.command()
 @click.argument("code")
 def explain(code: str) -> None:
     """Print the long explanation of a diagnostic code, with an example."""

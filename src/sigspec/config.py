@@ -42,6 +42,7 @@ class Config:
     out: Path | None = None
     targets: tuple[str, ...] = ()
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    breaking_ignore: tuple[str, ...] = ()  # rule ids `sigspec breaking` does not report
 
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -73,7 +74,7 @@ def load_config(start: Path) -> Config:
     where = f"{path}" + (" [tool.sigspec]" if path.name == "pyproject.toml" else "")
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    unknown = set(data) - {"sources", "out", "targets", "options"}
+    unknown = set(data) - {"sources", "out", "targets", "options", "breaking_ignore"}
     if unknown:
         raise ConfigError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
     root = path.parent
@@ -84,7 +85,21 @@ def load_config(start: Path) -> Config:
         out=root / _string(data["out"], "out", where) if "out" in data else None,
         targets=_targets(data, where),
         options=_options(data.get("options", {}), where),
+        breaking_ignore=_breaking_ignore(data, where),
     )
+
+
+def _breaking_ignore(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    from sigspec.diagnostics.codes import BREAKING
+
+    names = _strings(data, "breaking_ignore", where)
+    unknown = sorted(set(names) - BREAKING)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown breaking rule(s) {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(BREAKING))}"
+        )
+    return tuple(names)
 
 
 def _string(value: Any, key: str, where: str) -> str:

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from sigspec import SignatureError, load, parse_signature
+from sigspec.breaking import compare
 from sigspec.compiler import compile_project
-from sigspec.diagnostics.codes import CODES
+from sigspec.diagnostics.codes import BREAKING, CODES
 from sigspec.project import MAX_FILE_BYTES
 from sigspec.syntax.scan import MAX_DEPTH
 
@@ -49,10 +50,18 @@ def test_every_code_has_an_example_or_a_special_test() -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("code", sorted(c for c in CODES if c not in SPECIAL))
+@pytest.mark.parametrize("code", sorted(c for c in CODES if c not in SPECIAL | BREAKING))
 def test_example_produces_its_code(code: str, write_files) -> None:  # type: ignore[no-untyped-def]
     root = write_files(split_example(CODES[code].example))
     assert code in codes_for(root)
+
+
+@pytest.mark.parametrize("code", sorted(BREAKING))
+def test_breaking_example_produces_its_code(code: str, write_files) -> None:  # type: ignore[no-untyped-def]
+    root = write_files(split_example(CODES[code].example))  # main.sig is old, new.sig new
+    old, new = load([root / "main.sig"]), load([root / "new.sig"])
+    assert not old.has_errors and not new.has_errors
+    assert code in [d.code for d in compare(old.project, new.project)]
 
 
 @pytest.mark.parametrize("code", sorted(CODES))

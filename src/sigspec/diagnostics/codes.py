@@ -9,10 +9,20 @@ split it into several files, the first one being the file that is checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sigspec.diagnostics.model import Diagnostic, Label, Severity
 from sigspec.source import SourceFile, Span
+
+
+class Located(Protocol):
+    """Anything that says where it came from (the IR's Origin, for one)."""
+
+    @property
+    def source(self) -> SourceFile: ...
+
+    @property
+    def span(self) -> Span: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +52,12 @@ class Code:
             labels=labels,
             hints=hints,
         )
+
+    def at_origin(self, origin: Located | None, **params: Any) -> Diagnostic:
+        """At a resolved declaration's origin, or nowhere when it has none."""
+        if origin is None:
+            return self.at(None, None, **params)
+        return self.at(origin.source, origin.span, **params)
 
 
 E = Severity.ERROR
@@ -432,6 +448,98 @@ UNUSED_SUPPRESSION = Code(
     "signature f() -> :int # sigspec: ignore[unknown-type] it was misspelled once\n",
 )
 
+# Breaking-change rules (`sigspec breaking`): examples are an old file, then `---- new.sig`.
+REMOVED_SIGNATURE = Code(
+    "removed-signature",
+    E,
+    "signature `{name}` was removed",
+    "A signature that callers use is gone.",
+    "Callers and generated clients of the old version call it by name; removing it breaks "
+    "them. Deprecate it first (`@deprecated`), remove it later.",
+    "signature a() -> :int\nsignature b() -> :int\n---- new.sig\nsignature a() -> :int\n",
+)
+CHANGED_MODE = Code(
+    "changed-mode",
+    E,
+    "`{name}` changed its output mode from {old} to {new}",
+    "A signature's output mode changed.",
+    "json, text and ptc_lisp replies are consumed differently (parsed JSON, raw text, a "
+    "program); a runtime built for the old mode breaks.",
+    "signature a() -> :string\n---- new.sig\n@output(text)\nsignature a() -> :string\n",
+)
+ADDED_REQUIRED_PARAM = Code(
+    "added-required-param",
+    E,
+    "`{name}` now requires the param `{param}`",
+    "A call that was valid no longer is: a param became required.",
+    "Existing callers do not pass it. Give it a default or make it optional (`T?`).",
+    "signature a(x :int) -> :int\n---- new.sig\nsignature a(x :int, y :int) -> :int\n",
+)
+REMOVED_PARAM = Code(
+    "removed-param",
+    E,
+    "`{name}` no longer takes the param `{param}`",
+    "A param callers pass was removed.",
+    "Callers still pass it, and prompts or tools that read it lose it. Keep it, deprecated, "
+    "until callers have moved.",
+    "signature a(x :int, y :int) -> :int\n---- new.sig\nsignature a(x :int) -> :int\n",
+)
+NARROWED_PARAM_TYPE = Code(
+    "narrowed-param-type",
+    E,
+    "`{name}` param `{param}` accepts less: `{old}` became `{new}`",
+    "A param's type no longer accepts every value it did.",
+    "A value a caller sent before may now be rejected (an enum lost a member, a float became "
+    "an int, an optional became required).",
+    'signature a(x "a" | "b") -> :int\n---- new.sig\nsignature a(x "a") -> :int\n',
+)
+REMOVED_OUTPUT_FIELD = Code(
+    "removed-output-field",
+    E,
+    "`{name}` no longer returns `{path}`",
+    "An output field consumers read was removed.",
+    "Consumers of the output read it; it is gone. Keep it, deprecated, until consumers have moved.",
+    "signature a() -> {x :int, y :int}\n---- new.sig\nsignature a() -> {x :int}\n",
+)
+RENAMED_OUTPUT_FIELD = Code(
+    "renamed-output-field",
+    E,
+    "`{name}` output field `{path}` looks renamed to `{new}`",
+    "An output field was removed and one of the same type added.",
+    "To consumers a rename is a removal plus an addition: they read the old name.",
+    "signature a() -> {x :int}\n---- new.sig\nsignature a() -> {y :int}\n",
+)
+OUTPUT_FIELD_MADE_OPTIONAL = Code(
+    "output-field-made-optional",
+    E,
+    "`{name}` output field `{path}` may now be absent or null",
+    "A required output field became optional.",
+    "Consumers rely on it being there; now it may be null or missing.",
+    "signature a() -> {x :int}\n---- new.sig\nsignature a() -> {x :int?}\n",
+)
+WIDENED_OUTPUT_TYPE = Code(
+    "widened-output-type",
+    E,
+    "`{name}` output `{path}` can now be a value the old type excluded: `{old}` became `{new}`",
+    "An output type accepts more than before.",
+    "Consumers written for the old type meet values they do not handle (an enum gained a "
+    "member, an int became a float).",
+    'signature a() -> {x "a" | "b"}\n---- new.sig\nsignature a() -> {x "a" | "b" | "c"}\n',
+)
+BREAKING = frozenset(
+    {
+        "removed-signature",
+        "changed-mode",
+        "added-required-param",
+        "removed-param",
+        "narrowed-param-type",
+        "removed-output-field",
+        "renamed-output-field",
+        "output-field-made-optional",
+        "widened-output-type",
+    }
+)
+
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
@@ -478,5 +586,14 @@ CODES: dict[str, Code] = {
         PROVIDER_LIMIT,
         INVALID_SUPPRESSION,
         UNUSED_SUPPRESSION,
+        REMOVED_SIGNATURE,
+        CHANGED_MODE,
+        ADDED_REQUIRED_PARAM,
+        REMOVED_PARAM,
+        NARROWED_PARAM_TYPE,
+        REMOVED_OUTPUT_FIELD,
+        RENAMED_OUTPUT_FIELD,
+        OUTPUT_FIELD_MADE_OPTIONAL,
+        WIDENED_OUTPUT_TYPE,
     )
 }

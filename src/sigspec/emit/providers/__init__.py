@@ -165,12 +165,6 @@ def _layout(source: str, sig: ir.Signature, entries: dict[str, Any]) -> str:
     return "{\n" + "\n".join(lines) + '\n  "providers": {\n' + ",\n".join(providers) + "\n  }\n}\n"
 
 
-def _at(code: codes.Code, origin: ir.Origin | None, **params: Any) -> Diagnostic:
-    if origin is None:
-        return code.at(None, None, **params)
-    return code.at(origin.source, origin.span, **params)
-
-
 @dataclass
 class _Run:
     project: ir.Project
@@ -219,8 +213,7 @@ class _Run:
     def report(self, sig: ir.Signature, name: str, losses: list[Loss], built: Built) -> None:
         for loss in losses:
             self.diagnostics.append(
-                _at(
-                    codes.PROVIDER_LOSS,
+                codes.PROVIDER_LOSS.at_origin(
                     loss.origin or sig.origin,
                     provider=name,
                     where=loss.where,
@@ -230,13 +223,14 @@ class _Run:
         problems = {"openai": openai_limits, "anthropic": anthropic_limits}.get(name)
         for what in problems(sig.name, built.schema) if problems else ():
             self.diagnostics.append(
-                _at(codes.PROVIDER_LIMIT, sig.origin, provider=name, signature=sig.name, what=what)
+                codes.PROVIDER_LIMIT.at_origin(
+                    sig.origin, provider=name, signature=sig.name, what=what
+                )
             )
 
     def unsupported(self, sig: ir.Signature, name: str, reason: str) -> None:
         self.diagnostics.append(
-            _at(
-                codes.PROVIDER_UNSUPPORTED,
+            codes.PROVIDER_UNSUPPORTED.at_origin(
                 sig.origin,
                 provider=name,
                 signature=sig.name,

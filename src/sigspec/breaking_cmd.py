@@ -1,0 +1,83 @@
+"""`sigspec breaking OLD NEW` and `sigspec breaking [PATHS] --against GIT_REF` (CLI layer)."""
+
+from __future__ import annotations
+
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Callable, Sequence
+from io import BytesIO
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sigspec.config import ConfigError, load_config
+
+if TYPE_CHECKING:
+    from sigspec.diagnostics import Diagnostic
+
+Report = Callable[[Sequence["Diagnostic"]], None]
+
+
+def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
+    try:
+        config = load_config(Path.cwd())
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
+    if ref is None:
+        if len(paths) != 2:
+            click.echo(
+                "error: give OLD and NEW (files or folders), or PATHS --against GIT_REF", err=True
+            )
+            return 2
+        return _compare(paths[0], paths[1], None, config.breaking_ignore, report)
+    current = paths or config.sources or (config.root,)
+    try:
+        top = Path(_git(Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
+        archive = _git(top, "archive", "--format=tar", ref)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        stderr = getattr(exc, "stderr", b"") or b""
+        click.echo(
+            f"error: cannot read {ref!r} from git: {stderr.decode().strip() or exc}", err=True
+        )
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")  # the data filter refuses links and escapes
+        olds = [Path(tmp) / p.resolve().relative_to(top) for p in current]
+        existing = [p for p in olds if p.exists()]
+        return _compare_many(existing, list(current), Path(tmp), config.breaking_ignore, report)
+
+
+def _git(cwd: Path, *args: str) -> bytes:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True).stdout
+
+
+def _compare(
+    old: Path, new: Path, old_root: Path | None, ignore: tuple[str, ...], report: Report
+) -> int:
+    return _compare_many([old], [new], old_root, ignore, report)
+
+
+def _compare_many(
+    old: list[Path], new: list[Path], old_root: Path | None, ignore: tuple[str, ...], report: Report
+) -> int:
+    from sigspec.breaking import compare
+    from sigspec.diagnostics import sort_diagnostics
+    from sigspec.project import load
+    from sigspec.semantics.ir import Project
+
+    before = load(old, root=old_root) if old else None
+    after = load(new)
+    for label, loaded in (("old", before), ("new", after)):
+        if loaded is not None and loaded.has_errors:
+            click.echo(f"error: the {label} version has errors:", err=True)
+            report(loaded.diagnostics)
+            return 1
+    project = before.project if before is not None else Project((), {}, (), (), ())
+    found = [d for d in compare(project, after.project) if d.code not in ignore]
+    report(sort_diagnostics(found))
+    click.echo(f"{len(found)} breaking change{'s' if len(found) != 1 else ''}", err=True)
+    return 1 if found else 0
