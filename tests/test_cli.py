@@ -224,3 +224,57 @@ def test_breaking_between_files_and_against_git(tmp_path: Path) -> None:
     assert run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo).returncode == 0
     bad_ref = run_cli("breaking", "sigs", "--against", "no-such-ref", cwd=repo)
     assert bad_ref.returncode == 2 and "cannot read" in bad_ref.stderr
+
+
+def test_compile_watch_recompiles_and_survives_broken_files(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.sig").write_text("signature a() -> {x :int}\n")
+    manifest = tmp_path / "out" / "manifest.json"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sigspec",
+            "compile",
+            "src",
+            "-o",
+            "out",
+            "--watch",
+            "--interval",
+            "0.05",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def wait_for(condition: object, limit: float = 30) -> bool:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if condition():  # type: ignore[operator]
+                return True
+            time.sleep(0.05)
+        return False
+
+    try:
+        assert wait_for(manifest.exists)
+        (src / "a.sig").write_text("signature a() -> {x Missing}\n")  # broken: reported
+        time.sleep(1)
+        assert process.poll() is None  # still watching
+        assert '"name": "b"' not in manifest.read_text()
+        (src / "a.sig").write_text("signature a() -> {x :int}\nsignature b() -> :int\n")
+        assert wait_for(lambda: '"name": "b"' in manifest.read_text())
+    finally:
+        os.kill(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert "error[unknown-type]" in out
+    assert err.count("[watch] compiled") >= 3

@@ -227,3 +227,49 @@ def _show_fragment(sig: Any, project: Any, provider: str, report: Report) -> int
         return 1
     click.echo(json.dumps(body, indent=2, ensure_ascii=False))
     return 0
+
+
+def _snapshot(request: Request) -> dict[str, tuple[int, int]]:
+    """What a change is measured against: each source file's and config file's stat."""
+    from sigspec.config import find_config
+    from sigspec.paths import discover
+
+    try:
+        p = plan(request)
+    except ConfigError:
+        p = None
+    files = list(discover(p.roots)) if p is not None else []
+    found = find_config(Path.cwd().resolve()) if p is not None else None
+    if found is not None:
+        files.append(found[0])
+    out: dict[str, tuple[int, int]] = {}
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out[str(path)] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def watch(request: Request, report: Report, *, interval: float) -> int:
+    """Compile now and again after every change, until interrupted. Never stops on a broken
+    file or configuration: the problem is reported and the next change tried."""
+    import time
+    import traceback
+
+    seen: dict[str, tuple[int, int]] | None = None
+    try:
+        while True:
+            now = _snapshot(request)
+            if now != seen:
+                seen = now
+                try:
+                    code = run(request, report)
+                except Exception:  # a bug in sigspec: show it, keep watching
+                    traceback.print_exc()
+                    code = 70
+                click.echo(f"[watch] compiled (exit {code}); waiting for changes", err=True)
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        return 0

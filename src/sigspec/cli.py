@@ -115,6 +115,14 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
 )
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output is not current.")
 @click.option("--clean", is_flag=True, help="Delete every file sigspec owns in the output folder.")
+@click.option("--watch", is_flag=True, help="Recompile whenever a .sig file or the config changes.")
+@click.option(
+    "--interval",
+    type=click.FloatRange(0.05, 60),
+    default=0.5,
+    show_default=True,
+    help="Seconds between checks for changes (with --watch).",
+)
 @FORMAT_OPTION
 def compile_command(
     *,
@@ -123,16 +131,17 @@ def compile_command(
     targets: tuple[str, ...],
     check: bool,
     clean: bool,
+    watch: bool,
+    interval: float,
     fmt: str,
 ) -> None:
     """Compile .sig files to JSON Schema, provider fragments and a manifest."""
     from sigspec import build
 
-    code = build.run(
-        build.Request(paths, out, targets, check=check, clean=clean),
-        lambda diags: _emit(diags, fmt),
-    )
-    sys.exit(code)
+    request = build.Request(paths, out, targets, check=check, clean=clean)
+    if watch:
+        sys.exit(build.watch(request, lambda diags: _emit(diags, fmt), interval=interval))
+    sys.exit(build.run(request, lambda diags: _emit(diags, fmt)))
 
 
 @main.command()
