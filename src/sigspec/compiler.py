@@ -16,10 +16,6 @@ from sigspec.semantics import ir
 from sigspec.targets import selected
 
 
-def _target_of(artifact: Artifact) -> str:
-    return artifact.path.split("/", 1)[0]
-
-
 @dataclass(frozen=True, slots=True)
 class CompileResult:
     files: tuple[Artifact, ...]  # empty when there are errors
@@ -79,7 +75,6 @@ def compile_project(
     config = {"targets": names, "options": {k: dict(v) for k, v in sorted(options.items())}}
     split = [n for n in names if n in PER_DECLARATION]
     files, diagnostics = _emit_per_declaration(project, split, options)
-    files.sort(key=lambda a: (names.index(_target_of(a)), a.path))
     for name in names:
         if name in PER_DECLARATION:
             continue

@@ -167,11 +167,11 @@ def write(out: Path, files: Iterable[Artifact]) -> int:
             os.rename(stage, out)
     finally:
         if stage.exists():
-            _discard(stage, out)
+            _discard(stage)
     return changed
 
 
-def _discard(stage: Path, out: Path) -> None:
+def _discard(stage: Path) -> None:
     trash = stage.with_name(TRASH_PREFIX + stage.name.removeprefix(STAGE_PREFIX))
     os.rename(stage, trash)
     shutil.rmtree(trash, ignore_errors=True)
@@ -214,7 +214,7 @@ def recover(out: Path) -> None:
     for leftover in out.parent.glob(f"{STAGE_PREFIX}{out.name}.*"):
         if leftover.is_dir() and out.exists():
             _salvage(leftover, out, _owned_anywhere(out, leftover))
-        _discard(leftover, out)
+        _discard(leftover)
 
 
 def _owned_anywhere(out: Path, other: Path) -> set[str]:

@@ -92,7 +92,7 @@ def _module(project: ir.Project, source: str, sigs: list[ir.Signature], env: Any
     views = []
     for sig in sigs:
         ident = suffix(sig.name)
-        fn = fast.function(f"_fast_{ident}", sig.output, closed=not sig.allow_extra_keys)
+        fn = fast.function(f"_fast_{ident}", sig.output)
         views.append(
             SigView(
                 sig.name,

@@ -48,23 +48,22 @@ class FastPaths:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def function(self, name: str, t: ir.TypeRef, *, closed: bool) -> str:
+    def function(self, name: str, t: ir.TypeRef) -> str:
         code = Code()
-        result = self.gen(t, "x", code, 1, closed)
+        result = self.gen(t, "x", code, 1)
         body = "\n".join(code.lines)
         self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
         return name
 
-    def named_function(self, type_name: str, closed: bool) -> str:
-        key = f"{type_name}:{closed}"
-        if key not in self.named:
-            self.named[key] = f"_fast_t{len(self.named) + 1}"
-            self.function(self.named[key], self.project.types[type_name].type, closed=closed)
-        return self.named[key]
+    def named_function(self, type_name: str) -> str:
+        if type_name not in self.named:
+            self.named[type_name] = f"_fast_t{len(self.named) + 1}"
+            self.function(self.named[type_name], self.project.types[type_name].type)
+        return self.named[type_name]
 
     # ---- per kind: emit checks for variable `v`, return the result expression ----
 
-    def gen(self, t: ir.TypeRef, v: str, code: Code, ind: int, closed: bool) -> str:
+    def gen(self, t: ir.TypeRef, v: str, code: Code, ind: int) -> str:
         match t:
             case ir.Prim(kind):
                 if kind != "any":
@@ -81,23 +80,23 @@ class FastPaths:
                 code.add(ind + 1, "raise _Slow")
                 return v
             case ir.Optional(inner):
-                return self.optional(inner, v, code, ind, closed)
+                return self.optional(inner, v, code, ind)
             case ir.Ref(name):
                 out = self.fresh("r")
-                code.add(ind, f"{out}: Any = {self.named_function(name, closed)}({v})")
+                code.add(ind, f"{out}: Any = {self.named_function(name)}({v})")
                 return out
             case ir.Union(members):
                 return self.union(members, v, code, ind)
             case ir.ListOf(item):
-                return self.list_of(item, v, code, ind, closed)
+                return self.list_of(item, v, code, ind)
             case ir.MapOf():
-                return self.map(t, v, code, ind, closed)
+                return self.map(t, v, code, ind)
             case _:
                 assert_never(t)
 
-    def optional(self, inner: ir.TypeRef, v: str, code: Code, ind: int, closed: bool) -> str:
+    def optional(self, inner: ir.TypeRef, v: str, code: Code, ind: int) -> str:
         body = Code()
-        result = self.gen(inner, v, body, ind + 1, closed)
+        result = self.gen(inner, v, body, ind + 1)
         if result == v:  # nothing to normalise: check in place when not null
             if body.lines:
                 code.add(ind, f"if {v} is not None:")
@@ -129,14 +128,14 @@ class FastPaths:
         code.add(ind + 1, "raise _Slow")
         return v
 
-    def list_of(self, item: ir.TypeRef, v: str, code: Code, ind: int, closed: bool) -> str:
+    def list_of(self, item: ir.TypeRef, v: str, code: Code, ind: int) -> str:
         """A valid list is returned as it is; an item that needs normalising (a nested map
         missing a default) sends the whole value to the runtime."""
         element = self.fresh("e")
         code.add(ind, f"if type({v}) is not list:")
         code.add(ind + 1, "raise _Slow")
         inner = Code()
-        result = self.gen(item, element, inner, ind + 1, closed)
+        result = self.gen(item, element, inner, ind + 1)
         if inner.lines:
             code.add(ind, f"for {element} in {v}:")
             code.lines += inner.lines
@@ -145,7 +144,7 @@ class FastPaths:
                 code.add(ind + 2, "raise _Slow")
         return v
 
-    def map(self, t: ir.MapOf, v: str, code: Code, ind: int, closed: bool) -> str:
+    def map(self, t: ir.MapOf, v: str, code: Code, ind: int) -> str:
         """A map with every field present is checked in place and returned as it is; one
         missing optional or default fields gets a new dict with the defaults filled in."""
         code.add(ind, f"if type({v}) is not dict:")
@@ -155,17 +154,15 @@ class FastPaths:
         out = self.fresh("m")
         if optional:
             code.add(ind, f"if len({v}) == {len(t.fields)}:")
-            self.complete(t, v, names=names, code=code, ind=ind + 1, closed=closed)
+            self.complete(t, v, names=names, code=code, ind=ind + 1)
             code.add(ind + 1, f"{out}: Any = {v}")
             code.add(ind, "else:")
-            self.partial(t, v, names=names, out=out, code=code, ind=ind + 1, closed=closed)
+            self.partial(t, v, names=names, out=out, code=code, ind=ind + 1)
             return out
-        self.complete(t, v, names=names, code=code, ind=ind, closed=closed)
+        self.complete(t, v, names=names, code=code, ind=ind)
         return v
 
-    def complete(
-        self, t: ir.MapOf, v: str, *, names: dict[str, str], code: Code, ind: int, closed: bool
-    ) -> None:
+    def complete(self, t: ir.MapOf, v: str, *, names: dict[str, str], code: Code, ind: int) -> None:
         code.add(ind, f"if len({v}) != {len(t.fields)}:")
         code.add(ind + 1, "raise _Slow")
         if not t.fields:
@@ -176,7 +173,7 @@ class FastPaths:
         code.add(ind, "except KeyError:")
         code.add(ind + 1, "raise _Slow from None")
         for f in t.fields:
-            result = self.gen(f.type, names[f.name], code, ind, closed)
+            result = self.gen(f.type, names[f.name], code, ind)
             self.constraints(f, result, code, ind)
             if result != names[f.name]:
                 code.add(ind, f"if {result} is not {names[f.name]}:")
@@ -191,7 +188,6 @@ class FastPaths:
         out: str,
         code: Code,
         ind: int,
-        closed: bool,
     ) -> None:
         required = [f for f in t.fields if f.required]
         optional = [f for f in t.fields if not f.required]
@@ -206,16 +202,16 @@ class FastPaths:
         present = " + ".join(f"({names[f.name]} is not _MISS)" for f in optional)
         code.add(ind, f"if len({v}) != {len(required)} + {present}:")
         code.add(ind + 1, "raise _Slow  # extra, folded or ambiguous keys")
-        results = {f.name: self.field(f, names[f.name], code, ind, closed) for f in t.fields}
+        results = {f.name: self.field(f, names[f.name], code, ind) for f in t.fields}
         fixed = ", ".join(f"{f.name!r}: {results[f.name]}" for f in required)
         code.add(ind, f"{out} = {{{fixed}}}")
         for f in optional:
             code.add(ind, f"if {results[f.name]} is not _MISS:")
             code.add(ind + 1, f"{out}[{f.name!r}] = {results[f.name]}")
 
-    def field(self, f: ir.Field, v: str, code: Code, ind: int, closed: bool) -> str:
+    def field(self, f: ir.Field, v: str, code: Code, ind: int) -> str:
         if f.required:
-            result = self.gen(f.type, v, code, ind, closed)
+            result = self.gen(f.type, v, code, ind)
             self.constraints(f, result, code, ind)
             return result
         out = self.fresh("d")
@@ -223,7 +219,7 @@ class FastPaths:
         absent = repr(f.default.value) if f.default is not None else "_MISS"
         code.add(ind + 1, f"{out}: Any = {absent}")  # a literal: a fresh copy of the default
         code.add(ind, "else:")
-        result = self.gen(f.type, v, code, ind + 1, closed)
+        result = self.gen(f.type, v, code, ind + 1)
         self.constraints(f, result, code, ind + 1)
         code.add(ind + 1, f"{out} = {result}")
         return out
