@@ -277,4 +277,6 @@ def test_compile_watch_recompiles_and_survives_broken_files(tmp_path: Path) -> N
         out, err = process.communicate(timeout=30)
     assert process.returncode == 0
     assert "error[unknown-type]" in out
-    assert err.count("[watch] compiled") >= 3
+    # The first two rounds have reported; the third is proven by the manifest above (it may be
+    # interrupted between writing the output and printing its line).
+    assert err.count("[watch] compiled") >= 2
