@@ -213,3 +213,20 @@ def explain(code: str) -> None:
     if entry.example:
         click.echo("Example:\n")
         click.echo("".join(f"    {line}\n" for line in entry.example.splitlines()))
+
+
+@main.command()
+def lsp() -> None:
+    """Run the language server on standard input and output (needs `sigspec[lsp]`)."""
+    try:
+        from sigspec import lsp as server
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in {"pygls", "lsprotocol"}:
+            raise
+        raise click.UsageError(
+            f"the language server needs pygls ({exc.name} is not installed): "
+            'pip install "sigspec[lsp]"'
+        ) from None
+    from importlib.metadata import version
+
+    server.serve(version("sigspec"))

@@ -7,7 +7,7 @@ Everything after reading is pure (`syntax`, `semantics`); this module turns path
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,35 +71,46 @@ Parsed = tuple[Path, SourceFile | None, ast.Module | None, list[Diagnostic]]
 PARALLEL_FROM = 16  # files; below this a fork costs more than it saves
 
 
-def _read_one(path: Path, root: Path | None) -> Parsed:
-    source, diags = read_source(path, root)
+# Unsaved editor buffers by resolved path, read instead of the disk (the language server's view).
+Overlay = Mapping[Path, str]
+
+
+def _read_one(path: Path, root: Path | None, overlay: Overlay) -> Parsed:
+    source: SourceFile | None
+    diags: list[Diagnostic] = []
+    if path in overlay:
+        source = SourceFile(display_path(path, root), overlay[path].removeprefix("\ufeff"))
+    else:
+        source, diags = read_source(path, root)
     if source is None:
         return path, None, None, diags
     module, found = parse_module(source)
     return path, source, module, [*diags, *found]
 
 
-def _read_many(paths: list[Path], root: Path | None) -> list[Parsed]:
+def _read_many(paths: list[Path], root: Path | None, overlay: Overlay) -> list[Parsed]:
     """Read and parse, on both cores when there are many files (parsing is most of lint)."""
     if len(paths) < PARALLEL_FROM:
-        return [_read_one(p, root) for p in paths]
+        return [_read_one(p, root, overlay) for p in paths]
     from sigspec.parallel import fork_map
 
     half = len(paths) // 2
     first, second = fork_map(
-        lambda part: [_read_one(p, root) for p in part], paths[:half], paths[half:]
+        lambda part: [_read_one(p, root, overlay) for p in part], paths[:half], paths[half:]
     )
     return first + second
 
 
-def _read_all(roots: Sequence[Path], root: Path | None) -> _Graph:
+def _read_all(roots: Sequence[Path], root: Path | None, overlay: Overlay) -> _Graph:
     graph = _Graph({}, {}, {}, [])
-    ready = {item[0]: item for item in _read_many(list(roots), root)}
+    ready = {item[0]: item for item in _read_many(list(roots), root, overlay)}
     queue = list(roots)
     seen = set(queue)
     while queue:
         path = queue.pop(0)
-        _, source, module, diags = ready.pop(path) if path in ready else _read_one(path, root)
+        _, source, module, diags = (
+            ready.pop(path) if path in ready else _read_one(path, root, overlay)
+        )
         graph.diagnostics += diags
         if source is None:
             continue
@@ -178,13 +189,18 @@ def _visible(graph: _Graph, start: Path) -> frozenset[str]:
     return frozenset(graph.sources[p].path for p in seen)
 
 
-def load(paths: Iterable[str | os.PathLike[str]], root: Path | None = None) -> LoadResult:
+def load(
+    paths: Iterable[str | os.PathLike[str]],
+    root: Path | None = None,
+    overlay: Overlay | None = None,
+) -> LoadResult:
     """Read, parse, resolve and check the given .sig files and folders (and their imports).
 
     Paths in diagnostics and results are relative to `root` (default: the working directory).
+    `overlay` maps resolved paths to texts that stand in for those files' contents on disk.
     """
     roots = discover((Path(p) for p in paths), root)
-    graph = _read_all(roots, root)
+    graph = _read_all(roots, root, overlay or {})
     graph.diagnostics += _cycles(graph)
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
     files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]
