@@ -79,12 +79,12 @@ def _fingerprint(p: Plan) -> dict[str, Any]:
 
 def _state_file(out: Path) -> Path:
     """Where the stat cache of an output folder lives: the user's cache, not the folder."""
-    import os
     import zlib
 
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    from sigspec.paths import user_cache_dir
+
     key = zlib.crc32(str(out.resolve()).encode("utf-8"))
-    return Path(base) / "sigspec" / f"outputs-{key:08x}.json"
+    return user_cache_dir() / f"outputs-{key:08x}.json"
 
 
 def _remember(out: Path, stats: dict[str, list[int]]) -> None:

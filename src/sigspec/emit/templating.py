@@ -15,7 +15,7 @@ from sigspec.resources import resource_path
 
 
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resource_path("templates"))),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -29,6 +29,16 @@ def environment() -> jinja2.Environment:
         comment_start_string="[#",
         comment_end_string="#]",
     )
+    env.filters.update(_FILTERS)
+    return env
+
+
+def _kwargs_map(params: Any) -> str:
+    return repr({p.name: p.kwarg for p in params})
+
+
+# Filters for Python output: every value from a .sig file goes through `repr`, never raw.
+_FILTERS = {"pyrepr": repr, "docstring": lambda text: repr(text or ""), "kwargs_map": _kwargs_map}
 
 
 def render(env: jinja2.Environment, name: str, **view: Any) -> str:

@@ -17,6 +17,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from sigspec.paths import user_cache_dir
 from sigspec.resources import read_resource
 
 LARK_OPTIONS: dict[str, Any] = {
@@ -30,11 +31,6 @@ LARK_OPTIONS: dict[str, Any] = {
 
 def grammar_text() -> str:
     return read_resource("grammar", "sigspec.lark")
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sigspec"
 
 
 def _cache_key(grammar: str) -> str:
@@ -51,7 +47,7 @@ def get_parser() -> Any:
     import lark
 
     grammar = grammar_text()
-    path = _cache_dir() / f"parser-{_cache_key(grammar)}.pickle"
+    path = user_cache_dir() / f"parser-{_cache_key(grammar)}.pickle"
     with contextlib.suppress(Exception), path.open("rb") as handle:
         # A missing or damaged cache is simply rebuilt.
         return lark.Lark.load(handle)

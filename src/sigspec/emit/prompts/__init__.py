@@ -7,7 +7,6 @@ the model. Every static part is rendered here; only the signature's params stay 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,15 +18,14 @@ from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.prompts.shape import output_instructions
 from sigspec.emit.templating import environment, render
 from sigspec.mustache import comment, literal
+from sigspec.runtime.client import retry_values
 from sigspec.semantics import ir
 from sigspec.semantics.types import inline_refs, is_scalar, strip_optional
 
-REPLY_LIMIT = 500
 DEFAULT_SYSTEM = {
     "json": "Answer with JSON only, in the form the user's message asks for. No explanations.",
     "text": "You are a helpful assistant.",
 }
-_ENVELOPE = re.compile(r"</?\s*reply_data", re.IGNORECASE)
 
 
 def prompt_paths(sig: ir.Signature) -> dict[str, str]:
@@ -38,19 +36,6 @@ def prompt_paths(sig: ir.Signature) -> dict[str, str]:
         "user": f"{base}/user.mustache",
         "retry": f"{base}/retry.mustache",
         "user_local": f"{base}/user.local.mustache",
-    }
-
-
-def retry_values(reply: str, errors: list[tuple[str, str]]) -> dict[str, Any]:
-    """The values of the retry template's variables, as every runtime must build them: the
-    reply cut to 500 characters, and nothing from the reply able to close the data envelope."""
-
-    def neutral(text: str) -> str:
-        return _ENVELOPE.sub("[reply_data", text)
-
-    return {
-        "reply": neutral(reply[:REPLY_LIMIT]),
-        "errors": [{"path": neutral(p), "message": neutral(m)} for p, m in errors],
     }
 
 
@@ -224,3 +209,15 @@ class PromptsEmitter:
 
 
 EMITTER = PromptsEmitter()
+
+
+def prompt_texts(
+    sig: ir.Signature, project: ir.Project, env: jinja2.Environment | None = None
+) -> dict[str, str]:
+    """A signature's templates by role (system, user, retry, user_local), as the files hold them."""
+    role = {path: name for name, path in prompt_paths(sig).items()}
+    prompts = _Prompts(project, env or environment())
+    return {role[a.path]: a.text for a in prompts.artifacts(sig)}
+
+
+__all__ = ["EMITTER", "prompt_paths", "prompt_texts", "retry_values"]

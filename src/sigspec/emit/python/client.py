@@ -1,0 +1,221 @@
+"""Typed client modules: one function per signature and pipeline of a .sig file.
+
+Each function validates its arguments with the generated input validator, builds the prompt
+from the compiled templates, runs `_client.run_json` (or `run_text`) with the generated reply
+parser, and returns a `Step` of the Pydantic output model. Every value taken from the .sig
+file reaches the module as a Python literal made by `repr` or as JSON text inside one, so
+nothing in a signature can become code.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from sigspec.emit.jsonschema import output_schema
+from sigspec.emit.prompts import prompt_texts
+from sigspec.emit.providers import fragment
+from sigspec.emit.python.models import ModelNames
+from sigspec.emit.python.names import suffix
+from sigspec.emit.templating import render
+from sigspec.semantics import ir
+from sigspec.semantics.types import deref
+
+# Keyword arguments of every client function; a param of the same name gets a trailing `_`.
+RESERVED = frozenset({"llm", "max_turns", "structured", "field_descriptions"})
+
+_PRIM = {
+    "string": "str",
+    "keyword": "str",
+    "datetime": "str",
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "any": "Any",
+    "map": "dict[str, Any]",
+}
+
+
+def kwarg(name: str) -> str:
+    """A param's keyword-argument name: an identifier, never a keyword or a client option."""
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    text = f"_{text}" if not text or text[0].isdigit() else text
+    return f"{text}_" if keyword.iskeyword(text) or text in RESERVED else text
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """Python annotations for IR types; named object types may also be passed as models."""
+
+    project: ir.Project
+    classes: frozenset[str]
+    models: str  # the alias the client module imports its models module under
+
+    def of(self, t: ir.TypeRef, seen: tuple[str, ...] = ()) -> str:
+        match t:
+            case ir.Prim(kind):
+                return _PRIM.get(kind, "Any")
+            case ir.ListOf(item):
+                return f"list[{self.of(item, seen)}]"
+            case ir.MapOf():
+                return "dict[str, Any]"
+            case ir.Optional(inner):
+                return f"{self.of(inner, seen)} | None"
+            case ir.Literal(value):
+                return "float" if isinstance(value, float) else f"Literal[{value!r}]"
+            case ir.Union(members):
+                return self._union(members, seen)
+            case ir.Ref(name):
+                return self._named(name, seen)
+        return "Any"
+
+    def _union(self, members: Iterable[ir.TypeRef], seen: tuple[str, ...]) -> str:
+        literals = [
+            m.value for m in members if isinstance(m, ir.Literal) and not isinstance(m.value, float)
+        ]
+        rest = [
+            self.of(m, seen)
+            for m in members
+            if not (isinstance(m, ir.Literal) and not isinstance(m.value, float))
+        ]
+        parts = ([f"Literal[{', '.join(repr(v) for v in literals)}]"] if literals else []) + rest
+        return " | ".join(dict.fromkeys(parts))
+
+    def _named(self, name: str, seen: tuple[str, ...]) -> str:
+        target = deref(ir.Ref(name), self.project.types)
+        if isinstance(target, ir.MapOf):
+            if name in self.classes:
+                return f"{self.models}.{name} | dict[str, Any]"
+            return "dict[str, Any]"
+        if name in seen:
+            return "Any"
+        return self.of(target, (*seen, name))
+
+
+@dataclass(frozen=True)
+class ParamView:
+    name: str
+    kwarg: str
+    annotation: str
+    default: str | None  # a Python literal, or None when the param is required
+
+
+@dataclass(frozen=True)
+class SigView:
+    name: str
+    ident: str  # the client function's name
+    mode: str
+    doc: str
+    params: tuple[ParamView, ...]
+    output: str  # the output model's class name
+    module: str  # the generated module (client/<module>.py, models/<module>.py)
+    validators: str  # the tail of its validator names: validate_<it>, parse_<it>
+
+
+def _params(sig: ir.Signature, annotations: Annotations) -> tuple[ParamView, ...]:
+    out = []
+    for p in sig.params:
+        default = None
+        if p.default is not None:
+            default = repr(p.default.value)
+        elif isinstance(p.type, ir.Optional):
+            default = "None"
+        out.append(ParamView(p.name, kwarg(p.name), annotations.of(p.type), default))
+    # Required params first, so the generated `def` is valid whatever the declaration order.
+    return tuple(sorted(out, key=lambda v: v.default is not None))
+
+
+def sig_view(
+    sig: ir.Signature, module: str, names: dict[str, ModelNames], annotations: Annotations
+) -> SigView:
+    return SigView(
+        name=sig.name,
+        ident=kwarg(sig.name),
+        mode=sig.mode,
+        doc=sig.doc or "",
+        params=_params(sig, annotations),
+        output=names[sig.name].output,
+        module=module,
+        validators=suffix(sig.name),
+    )
+
+
+def _descriptions(sig: ir.Signature, project: ir.Project) -> dict[str, str]:
+    target = deref(sig.output, project.types)
+    if not isinstance(target, ir.MapOf):
+        return {}
+    return {f.name: f.description for f in target.fields if f.description}
+
+
+def _fragments(sig: ir.Signature, project: ir.Project, providers: Iterable[str]) -> dict[str, Any]:
+    out = {}
+    for name in providers:
+        entry, _ = fragment(sig, project, name)
+        if entry is not None:
+            out[name] = entry
+    return out
+
+
+def spec(
+    sig: ir.Signature, project: ir.Project, env: jinja2.Environment, providers: Iterable[str]
+) -> str:
+    """The `_client.Spec(...)` expression for a signature: compiled prompts, schema and
+    provider fragments, each a `repr` literal (schema and fragments as JSON text, decoded on
+    first use so that importing a client module stays cheap)."""
+    texts = prompt_texts(sig, project, env)
+    schema = output_schema(sig, project) if sig.mode == "json" else None
+    frags = _fragments(sig, project, providers) if sig.mode == "json" else None
+    fields = {
+        "name": repr(sig.name),
+        "mode": repr(sig.mode),
+        "system": repr(texts.get("system")),
+        "user": repr(texts["user"]),
+        "retry": repr(texts.get("retry")),
+        "schema_json": repr(json.dumps(schema, ensure_ascii=False) if schema else None),
+        "max_turns": repr(sig.max_turns),
+        "doc": repr(sig.doc or ""),
+        "fragments_json": repr(json.dumps(frags, ensure_ascii=False) if frags else None),
+        "descriptions": repr(_descriptions(sig, project)),
+    }
+    body = "".join(f"\n    {k}={v}," for k, v in fields.items())
+    return f"_client.Spec({body}\n)"
+
+
+@dataclass(frozen=True)
+class PipelineView:
+    name: str
+    ident: str
+    doc: str
+    steps: tuple[SigView, ...]
+
+    @property
+    def returns(self) -> str:
+        last = self.steps[-1]
+        return "Step[str]" if last.mode == "text" else f"Step[_m_{last.module}.{last.output}]"
+
+
+def client_module(
+    *,
+    source: str,
+    module: str,
+    views: list[SigView],
+    specs: list[str],
+    pipelines: list[PipelineView],
+    env: jinja2.Environment,
+) -> str:
+    """The client module of one .sig file."""
+    others = sorted({s.module for p in pipelines for s in p.steps} - {module})
+    return render(
+        env,
+        "python/client.py.j2",
+        source=source,
+        module=module,
+        signatures=list(zip(views, specs, strict=True)),
+        pipelines=pipelines,
+        others=others,
+    )

@@ -1,0 +1,601 @@
+"""The typed client's runtime: the call-validate-retry loop, provider payloads and replies, and
+an OpenAI-compatible HTTP callback. Standard library only.
+
+Copied into every generated Python package as `_client.py` (with the Mustache renderer as
+`_mustache.py`), so generated clients run without sigspec installed. The generated client
+modules pass each signature's compiled prompts, schema and provider fragments as a `Spec`;
+nothing here reads a `.sig` file or parses a signature.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from sigspec.mustache import render as render_template
+
+T = TypeVar("T")
+Request = dict[str, Any]
+# The user's model call: a request in, the reply text or {content, tool_calls, tokens} out.
+Llm = Callable[[Request], Any]
+Errors = list[tuple[str, str]]
+
+REPLY_LIMIT = 500
+RESPOND_TOOL = "respond"
+_ENVELOPE = re.compile(r"</?\s*reply_data", re.IGNORECASE)
+
+
+def retry_values(reply: str, errors: Errors) -> dict[str, Any]:
+    """The values of the retry template's variables, as every runtime must build them: the
+    reply cut to 500 characters, and nothing from the reply able to close the data envelope."""
+
+    def neutral(text: str) -> str:
+        return _ENVELOPE.sub("[reply_data", text)
+
+    return {
+        "reply": neutral(reply[:REPLY_LIMIT]),
+        "errors": [{"path": neutral(p), "message": neutral(m)} for p, m in errors],
+    }
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One signature as the client runs it; generated code builds these from compiled output."""
+
+    name: str
+    mode: str  # "json", "text" or "ptc_lisp"
+    system: str | None  # Mustache templates, static parts already rendered
+    user: str
+    retry: str | None
+    schema_json: str | None  # the output's JSON Schema (json mode)
+    max_turns: int
+    doc: str = ""
+    fragments_json: str | None = None  # provider request fragments, by provider
+    descriptions: dict[str, str] = field(default_factory=dict)  # output field descriptions
+
+    # Decoded on first use: importing a client module only binds string constants.
+    @functools.cached_property
+    def schema(self) -> dict[str, Any] | None:
+        return json.loads(self.schema_json) if self.schema_json else None
+
+    @functools.cached_property
+    def fragments(self) -> dict[str, Any] | None:
+        return json.loads(self.fragments_json) if self.fragments_json else None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a callback returned, in one shape."""
+
+    content: str | None
+    tool_calls: list[dict[str, Any]]
+    tokens: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One model call: what was sent, what came back, and what the parser made of it."""
+
+    request: Request
+    reply: Reply
+    errors: Errors
+    repairs: Errors
+
+
+@dataclass(frozen=True)
+class Failure:
+    reason: str
+    errors: Errors
+
+
+@dataclass(frozen=True)
+class Step(Generic[T]):
+    """A finished call: `return_` (the typed value), every turn, summed token usage, and for a
+    failed run (carried by `JsonEnforcementError`) the `fail` reason."""
+
+    return_: T
+    turns: tuple[Turn, ...]
+    usage: dict[str, int]
+    fail: Failure | None = None
+    # The output's field descriptions, handed to the next step of a pipeline.
+    field_descriptions: dict[str, str] = field(default_factory=dict)
+
+
+class JsonEnforcementError(RuntimeError):
+    """No valid answer within the turn budget; `.errors` are the last turn's, `.step` has all."""
+
+    def __init__(self, signature: str, step: Step[None]) -> None:
+        self.signature = signature
+        self.step = step
+        self.errors: Errors = step.fail.errors if step.fail else []
+        reason = step.fail.reason if step.fail else "failed"
+        shown = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
+        turns = len(step.turns)
+        super().__init__(
+            f"{signature}: {reason} after {turns} turn{'s' if turns != 1 else ''}"
+            + (f" ({shown})" if shown else "")
+        )
+
+
+class CallbackError(TypeError):
+    """The callback returned something that is neither text nor {content, tool_calls, tokens}."""
+
+
+def _tokens(value: Any) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): v for k, v in value.items() if type(v) is int}
+
+
+def read_reply(raw: Any) -> Reply:
+    """A callback's return value as a `Reply`."""
+    if isinstance(raw, str):
+        return Reply(raw, [], {})
+    if not isinstance(raw, Mapping):
+        raise CallbackError(f"the llm callback returned {type(raw).__name__}, not str or dict")
+    content = raw.get("content")
+    if content is not None and not isinstance(content, str):
+        raise CallbackError("the llm callback's `content` must be a string or None")
+    calls = raw.get("tool_calls") or []
+    if not isinstance(calls, list) or not all(isinstance(c, Mapping) for c in calls):
+        raise CallbackError("the llm callback's `tool_calls` must be a list of dicts")
+    return Reply(content, [dict(c) for c in calls], _tokens(raw.get("tokens")))
+
+
+def _add_usage(total: dict[str, int], tokens: Mapping[str, int]) -> None:
+    for key, value in tokens.items():
+        total[key] = total.get(key, 0) + value
+
+
+def _error_list(exc: Exception) -> Errors:
+    """(path, message) pairs from sigspec's errors or from a pydantic ValidationError."""
+    found = getattr(exc, "errors", None)
+    if callable(found):  # pydantic: errors() -> [{"loc": (...), "msg": ...}]
+        out: Errors = []
+        for item in found():
+            path = ".".join(str(part) for part in item.get("loc", ())) or "root"
+            out.append((path, str(item.get("msg", "invalid"))))
+        return out
+    if isinstance(found, list) and found:
+        return [(str(p), str(m)) for p, m in found]
+    return [("root", getattr(exc, "reason", None) or str(exc))]
+
+
+def describe_inputs(descriptions: Mapping[str, str]) -> str:
+    """The block a pipeline step adds to its prompt: what the previous step's fields mean."""
+    lines = [f"- {name}: {text}" for name, text in descriptions.items()]
+    return "\n\nWhat the input fields mean:\n" + "\n".join(lines) if lines else ""
+
+
+def _first_request(spec: Spec, values: Mapping[str, Any], described: Mapping[str, str]) -> Request:
+    user = render_template(spec.user, values) + describe_inputs(described)
+    return {
+        "signature": spec.name,
+        "system": render_template(spec.system, values) if spec.system else "",
+        "messages": [{"role": "user", "content": user}],
+        "output": spec.mode,
+        "schema": spec.schema if spec.mode == "json" else None,
+        "tools": None,
+        "tool_choice": None,
+        "fragments": spec.fragments,
+    }
+
+
+def _as_tool(request: Request, spec: Spec) -> Request:
+    """Ask for the answer as the arguments of a forced `respond` tool (seed 001)."""
+    tool = {
+        "name": RESPOND_TOOL,
+        "description": spec.doc or "Return your response",
+        "parameters": spec.schema,
+    }
+    return {**request, "tools": [tool], "tool_choice": {"tool": RESPOND_TOOL}}
+
+
+def _answer_text(reply: Reply, structured: str) -> str:
+    if structured != "tool":
+        return reply.content or ""
+    for call in reply.tool_calls:
+        if call.get("name") == RESPOND_TOOL:
+            arguments = call.get("arguments")
+            return arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return reply.content or ""
+
+
+def run_json(
+    spec: Spec,
+    values: Mapping[str, Any],
+    llm: Llm,
+    parse: Callable[[str], Any],
+    convert: Callable[[Any], T],
+    *,
+    max_turns: int | None = None,
+    structured: str = "prompt",
+    described: Mapping[str, str] | None = None,
+) -> Step[T]:
+    """Seed 000's flow: prompt, call, parse, validate, retry with feedback, or fail."""
+    if structured not in ("prompt", "tool"):
+        raise ValueError(f"structured must be 'prompt' or 'tool', not {structured!r}")
+    budget = spec.max_turns if max_turns is None else max_turns
+    if budget < 1:
+        raise ValueError("max_turns must be at least 1")
+    request = _first_request(spec, values, described or {})
+    if structured == "tool":
+        request = _as_tool(request, spec)
+    turns: list[Turn] = []
+    usage: dict[str, int] = {}
+    errors: Errors = []
+    for _ in range(budget):
+        reply = read_reply(llm(request))
+        _add_usage(usage, reply.tokens)
+        text = _answer_text(reply, structured)
+        try:
+            parsed = parse(text)
+            value = convert(parsed.value)
+        except ValueError as exc:
+            errors = _error_list(exc)
+            turns.append(Turn(request, reply, errors, []))
+            feedback = render_template(spec.retry or "", retry_values(text, errors))
+            messages = [
+                *request["messages"],
+                {"role": "assistant", "content": text},
+                {"role": "user", "content": feedback},
+            ]
+            request = {**request, "messages": messages}
+            continue
+        turns.append(Turn(request, reply, [], list(parsed.repairs)))
+        return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
+    failed: Step[None] = Step(None, tuple(turns), usage, Failure("no valid answer", errors))
+    raise JsonEnforcementError(spec.name, failed)
+
+
+def run_text(
+    spec: Spec, values: Mapping[str, Any], llm: Llm, described: Mapping[str, str] | None = None
+) -> Step[str]:
+    """Text mode: one call, the reply as it is, no parsing and no retries."""
+    request = _first_request(spec, values, described or {})
+    reply = read_reply(llm(request))
+    turn = Turn(request, reply, [], [])
+    return Step(reply.content or "", (turn,), dict(reply.tokens), None, {})
+
+
+def plain(value: Any) -> Any:
+    """Arguments as plain JSON data: Pydantic models (anything with `model_dump`) dumped by
+    alias, containers walked."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def pipe_args(step: Step[Any], params: Mapping[str, str]) -> dict[str, Any]:
+    """The next pipeline step's keyword arguments from this step's result (seed 000's piping):
+    each param the output has a field for, by name."""
+    value = plain(step.return_)
+    if not isinstance(value, Mapping):
+        raise TypeError("a pipeline step's output must be an object to feed the next step")
+    return {kw: value[name] for name, kw in params.items() if name in value}
+
+
+def chain(*steps: Step[Any], last: Step[T]) -> Step[T]:
+    """A pipeline's result: the last step's value, every step's turns, the summed usage."""
+    usage: dict[str, int] = {}
+    turns: list[Turn] = []
+    for step in (*steps, last):
+        _add_usage(usage, step.usage)
+        turns += step.turns
+    return Step(last.return_, tuple(turns), usage, None, dict(last.field_descriptions))
+
+
+def build_request(spec: Spec, values: Mapping[str, Any]) -> Request:
+    """The first request for a signature, for runtimes that run the loop themselves."""
+    return _first_request(spec, values, {})
+
+
+# -- provider payloads ------------------------------------------------------------------------
+
+
+def _fragment(request: Request, provider: str, kind: str) -> dict[str, Any] | None:
+    fragments = request.get("fragments") or {}
+    entry = fragments.get(provider) or {}
+    found = entry.get(kind)
+    return found if isinstance(found, dict) else None
+
+
+def _renamed_tools(fragment: dict[str, Any], name: str) -> dict[str, Any]:
+    """A compiled tool request with its one tool renamed to what the request asks for."""
+    out: dict[str, Any] = json.loads(json.dumps(fragment))  # a deep copy; fragments are shared
+    for tool in out.get("tools", []):
+        target = tool.get("function", tool)
+        target["name"] = name
+    choice = out.get("tool_choice")
+    if isinstance(choice, dict):
+        target = choice.get("function", choice)
+        target["name"] = name
+    return out
+
+
+def _forced_tool(request: Request) -> str | None:
+    choice = request.get("tool_choice")
+    return choice.get("tool") if isinstance(choice, dict) else None
+
+
+def _chat_messages(request: Request) -> list[dict[str, Any]]:
+    system = request.get("system")
+    head = [{"role": "system", "content": system}] if system else []
+    return head + [dict(m) for m in request["messages"]]
+
+
+def openai_payload(request: Request, model: str) -> dict[str, Any]:
+    """A Chat Completions body (OpenAI, vLLM, llama.cpp, Ollama's /v1) from a request."""
+    payload: dict[str, Any] = {"model": model, "messages": _chat_messages(request), "stream": False}
+    tool = _forced_tool(request)
+    if tool and (compiled := _fragment(request, "openai", "tool_request")):
+        payload.update(_renamed_tools(compiled, tool))
+    elif tool:
+        payload["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t["name"],
+                    "description": t["description"],
+                    "parameters": t["parameters"],
+                },
+            }
+            for t in request["tools"]
+        ]
+        payload["tool_choice"] = {"type": "function", "function": {"name": tool}}
+    elif request.get("output") == "json":
+        compiled = _fragment(request, "openai", "request")
+        payload.update(compiled or {"response_format": {"type": "json_object"}})
+    return payload
+
+
+def anthropic_payload(request: Request, model: str, max_tokens: int = 4096) -> dict[str, Any]:
+    """A Messages API body from a request."""
+    payload: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": [dict(m) for m in request["messages"]],
+    }
+    if request.get("system"):
+        payload["system"] = request["system"]
+    tool = _forced_tool(request)
+    if tool and (compiled := _fragment(request, "anthropic", "tool_request")):
+        payload.update(_renamed_tools(compiled, tool))
+    elif tool:
+        payload["tools"] = [
+            {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
+            for t in request["tools"]
+        ]
+        payload["tool_choice"] = {"type": "tool", "name": tool}
+    elif request.get("output") == "json" and (
+        compiled := _fragment(request, "anthropic", "request")
+    ):
+        payload.update(compiled)
+    return payload
+
+
+def gemini_payload(request: Request) -> dict[str, Any]:
+    """A generateContent body from a request (the model goes in Gemini's URL)."""
+    role = {"user": "user", "assistant": "model"}
+    payload: dict[str, Any] = {
+        "contents": [
+            {"role": role.get(m["role"], "user"), "parts": [{"text": m["content"]}]}
+            for m in request["messages"]
+        ]
+    }
+    if request.get("system"):
+        payload["systemInstruction"] = {"parts": [{"text": request["system"]}]}
+    if request.get("output") == "json" and (compiled := _fragment(request, "gemini", "request")):
+        payload.update(json.loads(json.dumps(compiled)))
+    return payload
+
+
+def ollama_payload(request: Request, model: str) -> dict[str, Any]:
+    """An Ollama /api/chat body from a request."""
+    payload: dict[str, Any] = {"model": model, "messages": _chat_messages(request), "stream": False}
+    if request.get("output") == "json":
+        compiled = _fragment(request, "ollama", "request")
+        payload.update(compiled or {"format": "json"})
+    return payload
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
+    """{content, tool_calls, tokens} from a Chat Completions response."""
+    message = (response.get("choices") or [{}])[0].get("message") or {}
+    calls = [
+        {
+            "id": c.get("id"),
+            "name": c["function"]["name"],
+            "arguments": _arguments(c["function"].get("arguments")),
+        }
+        for c in message.get("tool_calls") or []
+        if isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
+    ]
+    usage = response.get("usage") or {}
+    tokens = {"input": usage.get("prompt_tokens"), "output": usage.get("completion_tokens")}
+    return {"content": message.get("content"), "tool_calls": calls, "tokens": _tokens(tokens)}
+
+
+def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
+    """{content, tool_calls, tokens} from a Messages API response."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for block in response.get("content") or []:
+        if block.get("type") == "text":
+            texts.append(block.get("text", ""))
+        elif block.get("type") == "tool_use":
+            calls.append(
+                {"id": block.get("id"), "name": block.get("name"), "arguments": block.get("input")}
+            )
+    usage = response.get("usage") or {}
+    tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
+    return {
+        "content": "".join(texts) if texts else None,
+        "tool_calls": calls,
+        "tokens": _tokens(tokens),
+    }
+
+
+def read_gemini(response: Mapping[str, Any]) -> dict[str, Any]:
+    """{content, tool_calls, tokens} from a generateContent response."""
+    candidate = (response.get("candidates") or [{}])[0]
+    parts = (candidate.get("content") or {}).get("parts") or []
+    texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
+    calls = [
+        {
+            "id": None,
+            "name": p["functionCall"].get("name"),
+            "arguments": p["functionCall"].get("args"),
+        }
+        for p in parts
+        if isinstance(p.get("functionCall"), Mapping)
+    ]
+    usage = response.get("usageMetadata") or {}
+    tokens = {"input": usage.get("promptTokenCount"), "output": usage.get("candidatesTokenCount")}
+    return {
+        "content": "".join(texts) if texts else None,
+        "tool_calls": calls,
+        "tokens": _tokens(tokens),
+    }
+
+
+def read_ollama(response: Mapping[str, Any]) -> dict[str, Any]:
+    """{content, tool_calls, tokens} from an Ollama /api/chat response."""
+    message = response.get("message") or {}
+    calls = [
+        {
+            "id": None,
+            "name": c["function"].get("name"),
+            "arguments": _arguments(c["function"].get("arguments")),
+        }
+        for c in message.get("tool_calls") or []
+        if isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
+    ]
+    tokens = {"input": response.get("prompt_eval_count"), "output": response.get("eval_count")}
+    return {"content": message.get("content"), "tool_calls": calls, "tokens": _tokens(tokens)}
+
+
+# -- an OpenAI-compatible HTTP callback ----------------------------------------------------------
+
+REPAIR_PROMPT = "Return ONLY valid compact JSON. No markdown, no prose."
+
+
+class LlmHttpError(RuntimeError):
+    """The endpoint failed: HTTP error status, unreachable, timed out, or not JSON."""
+
+
+def _looks_like_json(text: str | None) -> bool:
+    body = (text or "").strip()
+    if body.startswith("```"):
+        body = body.strip("`").removeprefix("json").strip()
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class OpenAICompatible:
+    """A callback for any Chat Completions endpoint: OpenAI, vLLM, Ollama, llama.cpp.
+
+    Non-streaming; sends the compiled structured-output fragment for json requests; when a json
+    answer is not JSON at all, asks once more with a short repair instruction (seed 004).
+    """
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 120.0
+    repair: bool = True
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def __call__(self, request: Request) -> dict[str, Any]:
+        payload = openai_payload(request, self.model)
+        answer = read_openai(self._post(payload))
+        wants_json = request.get("output") == "json" and not _forced_tool(request)
+        if self.repair and wants_json and not _looks_like_json(answer["content"]):
+            payload["messages"] = [
+                *payload["messages"],
+                {"role": "assistant", "content": answer["content"] or ""},
+                {"role": "user", "content": REPAIR_PROMPT},
+            ]
+            again = read_openai(self._post(payload))
+            tokens = dict(answer["tokens"])
+            _add_usage(tokens, again["tokens"])
+            answer = {**again, "tokens": tokens, "repaired": True}
+        return answer
+
+    def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        url = self.base_url.rstrip("/") + "/chat/completions"
+        headers = {"Content-Type": "application/json", **self.headers}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        body = json.dumps(payload).encode("utf-8")
+        message = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(message, timeout=self.timeout) as response:
+                data = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read(500).decode("utf-8", "replace")
+            raise LlmHttpError(f"{url}: HTTP {exc.code}: {detail}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            raise LlmHttpError(f"{url}: {getattr(exc, 'reason', exc)}") from None
+        try:
+            decoded = json.loads(data)
+        except ValueError:
+            raise LlmHttpError(f"{url}: the response is not JSON") from None
+        if not isinstance(decoded, dict):
+            raise LlmHttpError(f"{url}: the response is not a JSON object")
+        return decoded
+
+
+__all__ = [
+    "CallbackError",
+    "Failure",
+    "JsonEnforcementError",
+    "Llm",
+    "LlmHttpError",
+    "OpenAICompatible",
+    "Reply",
+    "Request",
+    "Spec",
+    "Step",
+    "Turn",
+    "anthropic_payload",
+    "build_request",
+    "chain",
+    "gemini_payload",
+    "ollama_payload",
+    "openai_payload",
+    "pipe_args",
+    "plain",
+    "read_anthropic",
+    "read_gemini",
+    "read_ollama",
+    "read_openai",
+    "read_reply",
+    "retry_values",
+    "run_json",
+    "run_text",
+]

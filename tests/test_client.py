@@ -1,0 +1,344 @@
+"""The generated typed client (the examples' goldens), run with scripted model replies."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from conftest import ROOT
+
+GOLDEN_PYTHON = ROOT / "tests" / "golden" / "examples" / "python"
+GOOD = '{"sentiment": "positive", "score": 0.9}'
+
+
+@pytest.fixture(scope="module")
+def pkg() -> Iterator[dict[str, ModuleType]]:
+    """The golden package's client modules, imported without writing bytecode beside them."""
+    sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
+    sys.path.insert(0, str(GOLDEN_PYTHON))
+    try:
+        names = ["sentiment", "summary", "research", "agent", "extraction"]
+        modules = {n: importlib.import_module(f"signatures.client.{n}") for n in names}
+        modules["_client"] = importlib.import_module("signatures._client")
+        modules["models"] = importlib.import_module("signatures.models.sentiment")
+        yield modules
+    finally:
+        sys.path.remove(str(GOLDEN_PYTHON))
+        sys.dont_write_bytecode = before
+        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
+            del sys.modules[name]
+
+
+class Script:
+    """An llm callback that answers from a list and records every request."""
+
+    def __init__(self, *replies: Any) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        self.requests.append(json.loads(json.dumps(request)))
+        return self.replies.pop(0)
+
+
+def test_retry_with_feedback_then_success(pkg: dict[str, ModuleType]) -> None:
+    llm = Script(
+        {"content": '{"sentiment": "happy", "score": 2}', "tokens": {"input": 7, "output": 3}},
+        {"content": f"```json\n{GOOD}\n```", "tokens": {"input": 9, "output": 4}},
+    )
+    step = pkg["sentiment"].classify(text="I love it", llm=llm)
+    assert isinstance(step.return_, pkg["models"].ClassifyOutput)
+    assert step.return_.sentiment == "positive" and step.return_.score == 0.9
+    assert step.usage == {"input": 16, "output": 7}
+    assert step.fail is None
+    assert [t.errors for t in step.turns][1] == []
+    assert [p for p, _ in step.turns[0].errors] == ["sentiment", "score"]
+
+    first, second = llm.requests
+    assert first["output"] == "json" and first["schema"]["required"] == ["sentiment", "score"]
+    assert first["system"].startswith("Answer with JSON only")
+    assert first["messages"] == [{"role": "user", "content": first["messages"][0]["content"]}]
+    assert "I love it" in first["messages"][0]["content"]
+    assert "{{" not in first["messages"][0]["content"]
+    # The retry: the bad reply as assistant turn, then feedback holding it as data.
+    assert second["messages"][1] == {"role": "assistant", "content": llm_reply(step, 0)}
+    feedback = second["messages"][2]["content"]
+    assert "<reply_data>" in feedback and "- score: 2 is greater than the maximum 1" in feedback
+
+
+def llm_reply(step: Any, turn: int) -> str:
+    return str(step.turns[turn].reply.content)
+
+
+def test_fails_with_json_enforcement_error_after_max_turns(pkg: dict[str, ModuleType]) -> None:
+    llm = Script(*["I cannot answer that."] * 3)
+    with pytest.raises(pkg["sentiment"].JsonEnforcementError) as caught:
+        pkg["sentiment"].classify(text="meh", llm=llm)
+    error = caught.value
+    assert len(llm.requests) == 3  # @max_turns(3)
+    assert len(error.step.turns) == 3 and error.step.fail is not None
+    assert error.step.return_ is None
+    assert error.errors and "classify" in str(error) and "3 turns" in str(error)
+    # The caller's own budget wins over the signature's.
+    with pytest.raises(pkg["sentiment"].JsonEnforcementError):
+        pkg["sentiment"].classify(text="meh", llm=Script("no", "no"), max_turns=2)
+
+
+def test_arguments_are_validated_before_any_call(pkg: dict[str, ModuleType]) -> None:
+    llm = Script(GOOD)
+    with pytest.raises(ValueError, match="text"):
+        pkg["sentiment"].classify(text="", llm=llm)  # @min_length(1)
+    assert llm.requests == []
+
+
+def test_a_bad_callback_return_is_a_clear_error(pkg: dict[str, ModuleType]) -> None:
+    with pytest.raises(TypeError, match="llm callback returned int"):
+        pkg["sentiment"].classify(text="x", llm=Script(42))
+
+
+def test_text_mode_returns_raw_text_without_retries(pkg: dict[str, ModuleType]) -> None:
+    llm = Script({"content": "not json at all", "tokens": {"input": 1, "output": 2}})
+    step = pkg["summary"].summarize(document="Doc body", focus=["cost", "risk"], llm=llm)
+    assert step.return_ == "not json at all"
+    assert len(llm.requests) == 1 and step.usage == {"input": 1, "output": 2}
+    request = llm.requests[0]
+    assert request["output"] == "text" and request["schema"] is None
+    assert request["system"].startswith("You write clear, faithful summaries.")
+    user = request["messages"][0]["content"]
+    assert "a general reader" in user and "150 words" in user
+    assert "Focus on: cost" in user and "Focus on: risk" in user and "Doc body" in user
+
+
+def test_tool_mode_reads_the_respond_tool_arguments(pkg: dict[str, ModuleType]) -> None:
+    call = {"id": "1", "name": "respond", "arguments": {"sentiment": "negative", "score": 0.1}}
+    llm = Script({"content": None, "tool_calls": [call]})
+    step = pkg["sentiment"].classify(text="bad", llm=llm, structured="tool")
+    assert step.return_.sentiment == "negative"
+    request = llm.requests[0]
+    assert request["tool_choice"] == {"tool": "respond"}
+    [tool] = request["tools"]
+    assert tool["name"] == "respond" and tool["parameters"] == request["schema"]
+
+
+def test_pipeline_feeds_each_return_into_the_next_step(pkg: dict[str, ModuleType]) -> None:
+    llm = Script(
+        {"content": GOOD, "tokens": {"input": 5}},
+        {"content": '{"action": "thank"}', "tokens": {"input": 6}},
+    )
+    step = pkg["sentiment"].triage(text="Great", llm=llm)
+    assert step.return_.action == "thank" and step.return_.priority == 3
+    assert len(step.turns) == 2 and step.usage == {"input": 11}
+    second = llm.requests[1]["messages"][0]["content"]
+    assert "classified as positive (confidence 0.9)" in second
+    # Field descriptions travel with the step.
+    assert "- sentiment: One of: positive, negative, neutral" in second
+
+
+def test_ptc_lisp_gets_request_building_and_output_validation(pkg: dict[str, ModuleType]) -> None:
+    research = pkg["research"]
+    request = research.build_research_request(topic="tides")
+    assert request["output"] == "ptc_lisp" and request["schema"] is None
+    assert "tides" in request["messages"][0]["content"]
+    source = {"title": "T", "url": "https://example.com/a"}
+    typed = research.validate_research_output({"summary": "s", "sources": [source]})
+    assert typed.summary == "s" and str(typed.sources[0].url) == "https://example.com/a"
+    with pytest.raises(ValueError, match="summary"):
+        research.validate_research_output({"sources": []})
+
+
+# -- provider round trips ----------------------------------------------------------------------
+
+PROVIDER_REPLIES: dict[str, Any] = {
+    "openai": {
+        "choices": [{"message": {"content": GOOD}}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 4},
+    },
+    "anthropic": {
+        "content": [{"type": "text", "text": GOOD}],
+        "usage": {"input_tokens": 11, "output_tokens": 4},
+    },
+    "gemini": {
+        "candidates": [{"content": {"parts": [{"text": GOOD}]}}],
+        "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 4},
+    },
+    "ollama": {"message": {"content": GOOD}, "prompt_eval_count": 11, "eval_count": 4},
+}
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDER_REPLIES))
+def test_provider_payload_and_reply_round_trip(pkg: dict[str, ModuleType], provider: str) -> None:
+    client = pkg["_client"]
+    sent: list[dict[str, Any]] = []
+
+    def llm(request: dict[str, Any]) -> Any:
+        build = getattr(client, f"{provider}_payload")
+        payload = build(request) if provider == "gemini" else build(request, "model-x")
+        sent.append(json.loads(json.dumps(payload)))
+        return getattr(client, f"read_{provider}")(PROVIDER_REPLIES[provider])
+
+    step = pkg["sentiment"].classify(text="fine", llm=llm)
+    assert step.return_.score == 0.9 and step.usage == {"input": 11, "output": 4}
+    [payload] = sent
+    schema_holder = {
+        "openai": lambda p: p["response_format"]["json_schema"]["schema"],
+        "anthropic": lambda p: p["output_config"]["format"]["schema"],
+        "gemini": lambda p: p["generationConfig"]["responseJsonSchema"],
+        "ollama": lambda p: p["format"],
+    }[provider]
+    assert schema_holder(payload)["required"] == ["sentiment", "score"]
+    text = json.dumps(payload)
+    assert "fine" in text and "Answer with JSON only" in text
+    if provider in ("openai", "ollama"):
+        assert payload["stream"] is False and payload["messages"][0]["role"] == "system"
+
+
+@pytest.mark.parametrize(
+    ("provider", "reply"),
+    [
+        (
+            "openai",
+            {
+                "choices": [
+                    {
+                        "message": {
+                            "content": None,
+                            "tool_calls": [
+                                {
+                                    "id": "c1",
+                                    "function": {
+                                        "name": "respond",
+                                        "arguments": '{"sentiment": "neutral", "score": 0.5}',
+                                    },
+                                }
+                            ],
+                        }
+                    }
+                ]
+            },
+        ),
+        (
+            "anthropic",
+            {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "respond",
+                        "input": {"sentiment": "neutral", "score": 0.5},
+                    }
+                ]
+            },
+        ),
+    ],
+)
+def test_forced_tool_round_trip(
+    pkg: dict[str, ModuleType], provider: str, reply: dict[str, Any]
+) -> None:
+    client = pkg["_client"]
+    sent: list[dict[str, Any]] = []
+
+    def llm(request: dict[str, Any]) -> Any:
+        payload = getattr(client, f"{provider}_payload")(request, "model-x")
+        sent.append(payload)
+        return getattr(client, f"read_{provider}")(reply)
+
+    step = pkg["sentiment"].classify(text="ok", llm=llm, structured="tool")
+    assert step.return_.sentiment == "neutral"
+    [payload] = sent
+    [tool] = payload["tools"]
+    name = tool["function"]["name"] if provider == "openai" else tool["name"]
+    assert name == "respond" and tool.get("function", tool)["strict"] is True
+    choice = payload["tool_choice"]
+    assert choice.get("function", choice)["name"] == "respond"
+    # The compiled fragment itself is shared and must not have been renamed.
+    assert '"name": "classify"' in pkg["sentiment"]._SPEC_classify.fragments_json
+
+
+# -- the OpenAI-compatible HTTP callback -------------------------------------------------------
+
+
+class ScriptedServer:
+    """A Chat Completions endpoint on 127.0.0.1 answering from a list."""
+
+    def __init__(self, *answers: tuple[int, Any, float]) -> None:
+        self.answers = list(answers)
+        self.seen: list[tuple[dict[str, str], dict[str, Any]]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.seen.append((dict(self.headers), json.loads(body)))
+                status, answer, delay = outer.answers.pop(0)
+                time.sleep(delay)
+                data = answer.encode() if isinstance(answer, str) else json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def completion(content: str, tokens: int = 3) -> dict[str, Any]:
+    return {
+        "choices": [{"message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": tokens, "completion_tokens": tokens},
+    }
+
+
+def test_http_callback_repairs_a_non_json_answer_once(pkg: dict[str, ModuleType]) -> None:
+    server = ScriptedServer(
+        (200, completion("Sure! The sentiment is positive."), 0),
+        (200, completion(GOOD, 5), 0),
+    )
+    try:
+        llm = pkg["_client"].OpenAICompatible(server.url, "local-model", api_key="k", timeout=5)
+        step = pkg["sentiment"].classify(text="Nice", llm=llm)
+    finally:
+        server.close()
+    assert step.return_.sentiment == "positive"
+    assert len(step.turns) == 1 and step.usage == {"input": 8, "output": 8}
+    (headers, first), (_, second) = server.seen
+    assert headers["Authorization"] == "Bearer k"
+    assert first["model"] == "local-model" and first["stream"] is False
+    assert first["response_format"]["json_schema"]["strict"] is True
+    assert second["messages"][-1]["content"] == pkg["_client"].REPAIR_PROMPT
+    assert second["messages"][-2] == {
+        "role": "assistant",
+        "content": "Sure! The sentiment is positive.",
+    }
+
+
+def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
+    client = pkg["_client"]
+    server = ScriptedServer((500, {"error": "overloaded"}, 0), (200, "not json", 0), (200, {}, 2))
+    try:
+        llm = client.OpenAICompatible(server.url, "m", timeout=0.5)
+        with pytest.raises(client.LlmHttpError, match="HTTP 500: .*overloaded"):
+            pkg["sentiment"].classify(text="x", llm=llm)
+        with pytest.raises(client.LlmHttpError, match="not JSON"):
+            pkg["sentiment"].classify(text="x", llm=llm)
+        with pytest.raises(client.LlmHttpError, match="timed out"):
+            pkg["sentiment"].classify(text="x", llm=llm)
+    finally:
+        server.close()
