@@ -334,7 +334,7 @@ def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
     server = ScriptedServer((500, {"error": "overloaded"}, 0), (200, "not json", 0), (200, {}, 2))
     try:
         llm = client.OpenAICompatible(server.url, "m", timeout=0.5)
-        with pytest.raises(client.LlmHttpError, match="HTTP 500: .*overloaded"):
+        with pytest.raises(client.LlmHttpError, match=r"HTTP 500: .*overloaded"):
             pkg["sentiment"].classify(text="x", llm=llm)
         with pytest.raises(client.LlmHttpError, match="not JSON"):
             pkg["sentiment"].classify(text="x", llm=llm)

@@ -124,7 +124,11 @@ for absent in ("sigspec", "datamodel_code_generator", "jsonschema", "jinja2"):
     assert importlib.util.find_spec(absent) is None, absent
 from signatures.client import sentiment
 replies = iter(['{"sentiment": "great"}', '{"sentiment": "positive", "score": 1}'])
-step = sentiment.triage(text="t", llm=lambda r: next(replies) if "Classify" in r["messages"][0]["content"] else '{"action": "ignore", "priority": 5}')
+def llm(request):
+    if "Classify" in request["messages"][0]["content"]:
+        return next(replies)
+    return '{"action": "ignore", "priority": 5}'
+step = sentiment.triage(text="t", llm=llm)
 print(json.dumps([step.return_.model_dump(), len(step.turns)]))
 """
     result = subprocess.run(
