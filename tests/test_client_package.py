@@ -142,3 +142,22 @@ print(json.dumps([step.return_.model_dump(), len(step.turns)]))
     assert result.returncode == 0, result.stderr
     value, turns = json.loads(result.stdout)
     assert value == {"action": "ignore", "priority": 5, "note": None} and turns == 3
+
+
+def test_function_names_never_shadow_the_module_s_own(tmp_path: Path) -> None:
+    text = (
+        "signature _v(x :int) -> {y :int}\n"
+        "signature Step(x :int) -> {y :int}\n"
+        "signature _client(y :int) -> {z :int}\n"
+        "pipeline _m_p = _v |> _client\n"
+    )
+    sys.path.insert(0, str(build(tmp_path, text, "shadow_pkg")))
+    try:
+        client = importlib.import_module("shadow_pkg.client.h")
+    finally:
+        sys.path.pop(0)
+    answers = {"_v": '{"y": 2}', "_client": '{"z": 5}'}
+    step = client._m_p_(x=1, llm=lambda request: answers[request["signature"]])
+    assert step.return_.z == 5 and len(step.turns) == 2
+    assert client.Step_(x=1, llm=lambda request: '{"y": 3}').return_.y == 3
+    assert client._v_(x=1, llm=lambda request: '{"y": 4}').return_.y == 4

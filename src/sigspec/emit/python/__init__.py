@@ -147,7 +147,10 @@ def _typed(
         yield f"models/{names[source]}.py", texts[source], source
         pipelines = [
             client.PipelineView(
-                p.name, client.kwarg(p.name), p.doc or "", tuple(views[ir.fold(s)] for s in p.steps)
+                p.name,
+                client.function_name(p.name),
+                p.doc or "",
+                tuple(views[ir.fold(s)] for s in p.steps),
             )
             for p in project.pipelines
             if source_of(p) == source and all(views[ir.fold(s)].mode != "ptc_lisp" for s in p.steps)

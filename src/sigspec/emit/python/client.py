@@ -48,6 +48,19 @@ def kwarg(name: str) -> str:
     return f"{text}_" if keyword.iskeyword(text) or text in RESERVED else text
 
 
+# Module-level names of a client module that a function name must not shadow.
+_MODULE_NAMES = frozenset(
+    {"Any", "JsonEnforcementError", "Literal", "Llm", "Mapping", "Request", "Step", "annotations"}
+)
+
+
+def function_name(name: str) -> str:
+    """A signature's or pipeline's client function name, clear of the module's own names."""
+    text = kwarg(name)
+    private = text.startswith(("_v", "_client", "_m_", "_c_", "_SPEC_"))
+    return f"{text}_" if text in _MODULE_NAMES or private else text
+
+
 @dataclass(frozen=True)
 class Annotations:
     """Python annotations for IR types; named object types may also be passed as models."""
@@ -135,7 +148,7 @@ def sig_view(
 ) -> SigView:
     return SigView(
         name=sig.name,
-        ident=kwarg(sig.name),
+        ident=function_name(sig.name),
         mode=sig.mode,
         doc=sig.doc or "",
         params=_params(sig, annotations),
