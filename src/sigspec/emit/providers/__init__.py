@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,6 +258,20 @@ def fragment(
     if entry is not None and "unavailable" in entry:
         entry = None
     return entry, tuple(run.diagnostics)
+
+
+def fragments_by_provider(
+    project: ir.Project, providers: tuple[str, ...]
+) -> Callable[[ir.Signature], dict[str, Any]]:
+    """For many signatures: each one's available entries by provider, sharing one run's caches
+    (diagnostics belong to the providers target and are not collected here)."""
+    run = _Run(project, providers, recursive_types(project), [])
+
+    def entries(sig: ir.Signature) -> dict[str, Any]:
+        found = {name: run.entry(sig, name) for name in providers}
+        return {k: v for k, v in found.items() if v is not None and "unavailable" not in v}
+
+    return entries
 
 
 class ProvidersEmitter:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sigspec.emit.base import HEADER, Artifact, EmitContext, EmitResult, source_of
-from sigspec.emit.providers import PROVIDERS
+from sigspec.emit.providers import PROVIDERS, fragments_by_provider
 from sigspec.emit.python.descriptors import (
     input_descriptor,
     output_descriptor,
@@ -142,7 +142,7 @@ def _typed(
         )
         for sig in by_source[source]:
             views[ir.fold(sig.name)] = client.sig_view(sig, names[source], model_names, annotations)
-    providers = tuple(options.get("providers", PROVIDERS))
+    fragments = fragments_by_provider(project, tuple(options.get("providers", PROVIDERS)))
     for source in sorted(by_source):
         yield f"models/{names[source]}.py", texts[source], source
         pipelines = [
@@ -159,7 +159,7 @@ def _typed(
             source=source,
             module=names[source],
             views=[views[ir.fold(s.name)] for s in by_source[source]],
-            specs=[client.spec(s, project, env, providers) for s in by_source[source]],
+            specs=[client.spec(s, project, env, fragments) for s in by_source[source]],
             pipelines=pipelines,
             env=env,
         )

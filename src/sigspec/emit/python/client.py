@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import keyword
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,6 @@ import jinja2
 
 from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.prompts import prompt_texts
-from sigspec.emit.providers import fragment
 from sigspec.emit.python.models import ModelNames
 from sigspec.emit.python.names import suffix
 from sigspec.emit.templating import render
@@ -165,24 +164,18 @@ def _descriptions(sig: ir.Signature, project: ir.Project) -> dict[str, str]:
     return {f.name: f.description for f in target.fields if f.description}
 
 
-def _fragments(sig: ir.Signature, project: ir.Project, providers: Iterable[str]) -> dict[str, Any]:
-    out = {}
-    for name in providers:
-        entry, _ = fragment(sig, project, name)
-        if entry is not None:
-            out[name] = entry
-    return out
-
-
 def spec(
-    sig: ir.Signature, project: ir.Project, env: jinja2.Environment, providers: Iterable[str]
+    sig: ir.Signature,
+    project: ir.Project,
+    env: jinja2.Environment,
+    fragments: Callable[[ir.Signature], dict[str, Any]],
 ) -> str:
     """The `_client.Spec(...)` expression for a signature: compiled prompts, schema and
     provider fragments, each a `repr` literal (schema and fragments as JSON text, decoded on
     first use so that importing a client module stays cheap)."""
     texts = prompt_texts(sig, project, env)
     schema = output_schema(sig, project) if sig.mode == "json" else None
-    frags = _fragments(sig, project, providers) if sig.mode == "json" else None
+    frags = fragments(sig) if sig.mode == "json" else None
     fields = {
         "name": repr(sig.name),
         "mode": repr(sig.mode),
