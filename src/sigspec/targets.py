@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-TARGET_NAMES = ("jsonschema", "providers", "prompts", "python", "manifest")
+TARGET_NAMES = ("jsonschema", "providers", "prompts", "python", "typescript", "manifest")
 ALWAYS = ("manifest",)  # written whatever was asked for: the record of ownership
 PROVIDER_NAMES = ("openai", "anthropic", "gemini", "ollama", "vllm")
 

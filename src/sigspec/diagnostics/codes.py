@@ -430,6 +430,19 @@ PROVIDER_LIMIT = Code(
     "signature " + "a" * 65 + "() -> {x :int}\n",
 )
 
+TYPESCRIPT_UNSUPPORTED = Code(
+    "typescript-unsupported",
+    W,
+    "typescript: `{where}`: {what}",
+    "The TypeScript target cannot keep a rule exactly as Python does.",
+    "The TypeScript validators check the same rules as the Python ones, with two limits: "
+    "`@pattern` runs as a JavaScript regular expression (with the `u` flag), so Python-only "
+    "syntax such as `(?P<name>...)`, `\\A`, `\\Z` or inline flags does not work there; and "
+    "numbers are doubles, so integers beyond 2**53 lose precision. Rewrite the pattern in the "
+    "syntax both share, or keep the number within 2**53.",
+    'signature f() -> {code :string @pattern("^(?P<word>[a-z]+)$")}\n',
+)
+
 INVALID_SUPPRESSION = Code(
     "invalid-suppression",
     W,
@@ -584,6 +597,7 @@ CODES: dict[str, Code] = {
         PROVIDER_LOSS,
         PROVIDER_UNSUPPORTED,
         PROVIDER_LIMIT,
+        TYPESCRIPT_UNSUPPORTED,
         INVALID_SUPPRESSION,
         UNUSED_SUPPRESSION,
         REMOVED_SIGNATURE,

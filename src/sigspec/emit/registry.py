@@ -5,7 +5,7 @@ golden folders, docs.
 
 from __future__ import annotations
 
-from sigspec.emit import jsonschema, manifest, prompts, providers, python
+from sigspec.emit import jsonschema, manifest, prompts, providers, python, typescript
 from sigspec.emit.base import Emitter
 from sigspec.targets import TARGET_NAMES
 
@@ -14,6 +14,7 @@ TARGETS: dict[str, Emitter] = {
     "providers": providers.EMITTER,
     "prompts": prompts.EMITTER,
     "python": python.EMITTER,
+    "typescript": typescript.EMITTER,
     "manifest": manifest.EMITTER,
 }
 assert tuple(TARGETS) == TARGET_NAMES, "targets.py and the registry must list the same targets"

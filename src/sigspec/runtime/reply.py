@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 
+from sigspec.runtime.validate import strict_json  # dropped in _runtime.py
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -227,7 +229,7 @@ class _Reader:
         if kind in ("dq", "sq", "cq"):
             return _string(kind, text, self.repairs)
         if kind == "num":
-            return json.loads(text)
+            return strict_json(text)  # 1e400 is no JSON value: rejected, never infinity
         if kind == "word" and text in _WORDS:
             return _WORDS[text]
         if kind == "word" and text in _PYTHON:
@@ -299,26 +301,7 @@ class _Reader:
                 return out
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out and out[key] != value:
-            raise ValueError(f"the key {key!r} is given twice with different values")
-        out[key] = value
-    return out
-
-
-def strict_json(text: str) -> Any:
-    """json.loads, rejecting NaN/Infinity and conflicting duplicate keys."""
-    return _STRICT.decode(text)
-
-
 # Made once: json.loads with options builds a new decoder on every call.
-_STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
 _LOOSE = json.JSONDecoder(strict=False)
 
 
@@ -453,7 +436,9 @@ def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -
             pass
         else:
             result, errors, repairs = check(descriptor, value, types, lenient=False)
-            if not errors:
+            # Valid as it stands; with a repair (a @fallback default, say) the lenient search
+            # below decides, since a coercion may keep what the model meant.
+            if not errors and not repairs:
                 return ParseResult(result, repairs)
     body = strip_reasoning(text)
     budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear

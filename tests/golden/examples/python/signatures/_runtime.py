@@ -38,9 +38,10 @@ class ValidationError(ValueError):
 
 _INVALID = object()
 _RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII
 )
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
+# ASCII digits only: json.loads rejects other digits, and `\d` alone would let them through.
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z", re.ASCII)
 _NAMES = {
     "str": "string",
     "keyword": "string",
@@ -51,6 +52,37 @@ _NAMES = {
     "object": "map",
     "list": "list",
 }
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large for a JSON number")
+    return number
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise ValueError(f"the key {key!r} is given twice with different values")
+        out[key] = value
+    return out
+
+
+# Made once: json.loads with options builds a new decoder on every call.
+_STRICT = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite
+)
+
+
+def strict_json(text: str) -> Any:
+    """json.loads, rejecting NaN, numbers too large for a float and conflicting duplicate keys."""
+    return _STRICT.decode(text)
 
 
 def kind_of(value: Any) -> str:
@@ -155,7 +187,10 @@ class Checker:
         """Reply policy: a string that is exactly a JSON number literal."""
         if type(v) is not str or not _JSON_NUMBER.match(v):
             return _INVALID
-        number = json.loads(v)
+        try:
+            number = strict_json(v)
+        except ValueError:
+            return _INVALID
         if want_int and type(number) is not int:
             if not number.is_integer():
                 return _INVALID
@@ -219,8 +254,8 @@ class Checker:
         if not self.lenient or type(v) is not str:
             return _INVALID
         try:
-            decoded = json.loads(v)
-        except ValueError:
+            decoded = strict_json(v)
+        except (ValueError, RecursionError):
             return _INVALID
         if type(decoded) is not want:
             return _INVALID
@@ -409,6 +444,7 @@ def checker(fast: Any) -> Any:
 
 import json
 import re
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -630,7 +666,7 @@ class _Reader:
         if kind in ("dq", "sq", "cq"):
             return _string(kind, text, self.repairs)
         if kind == "num":
-            return json.loads(text)
+            return strict_json(text)  # 1e400 is no JSON value: rejected, never infinity
         if kind == "word" and text in _WORDS:
             return _WORDS[text]
         if kind == "word" and text in _PYTHON:
@@ -702,26 +738,7 @@ class _Reader:
                 return out
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out and out[key] != value:
-            raise ValueError(f"the key {key!r} is given twice with different values")
-        out[key] = value
-    return out
-
-
-def strict_json(text: str) -> Any:
-    """json.loads, rejecting NaN/Infinity and conflicting duplicate keys."""
-    return _STRICT.decode(text)
-
-
 # Made once: json.loads with options builds a new decoder on every call.
-_STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
 _LOOSE = json.JSONDecoder(strict=False)
 
 
@@ -856,7 +873,9 @@ def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -
             pass
         else:
             result, errors, repairs = check(descriptor, value, types, lenient=False)
-            if not errors:
+            # Valid as it stands; with a repair (a @fallback default, say) the lenient search
+            # below decides, since a coercion may keep what the model meant.
+            if not errors and not repairs:
                 return ParseResult(result, repairs)
     body = strip_reasoning(text)
     budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear

@@ -1,0 +1,1502 @@
+// sigspec's TypeScript runtime, copied into every generated TypeScript folder as `_runtime.ts`.
+//
+// It mirrors the Python runtime line for line, so that one table of cases holds for both:
+// validation against type descriptors (runtime/validate.py, DESIGN 2), the reply parser
+// (runtime/reply.py, reference/reply-policy.md), the Mustache renderer (mustache.py) and the
+// call-validate-retry loop (runtime/client.py). Messages are formatted as Python formats them
+// (`repr` of strings and floats, `json.dumps` spacing), so errors read the same in both.
+// No dependencies; nothing taken from a descriptor, a template or a reply is ever evaluated,
+// and keys such as `__proto__` become plain own properties.
+
+/* ---- values ------------------------------------------------------------------------------ */
+
+/** A JSON number written with a fraction or an exponent whose value is whole (`1.0`). Python
+ * reads it as a float, which matters to the int rules, so the reader keeps that fact; it never
+ * leaves the runtime (results hold plain numbers). */
+class Float {
+  constructor(readonly value: number) {}
+}
+
+export type Issue = [string, string];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Descriptor = readonly any[];
+export type Types = { readonly [name: string]: Descriptor };
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/** Sets an own property, even `__proto__`, without touching any prototype. */
+function put(o: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+const isFloat = (v: unknown): boolean =>
+  v instanceof Float || (typeof v === "number" && !Number.isInteger(v));
+const isNumber = (v: unknown): boolean => typeof v === "number" || v instanceof Float;
+const num = (v: unknown): number => (v instanceof Float ? v.value : (v as number));
+
+/** A value as plain JSON data: floats unwrapped, containers copied. */
+function plain(v: unknown): unknown {
+  if (v instanceof Float) return v.value;
+  if (Array.isArray(v)) return v.map(plain);
+  if (isMap(v)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v)) put(out, key, plain(v[key]));
+    return out;
+  }
+  return v;
+}
+
+/** Python's `==` on JSON data: numbers by value (`1 == 1.0 == True`), containers deeply. */
+function pyEqual(a: unknown, b: unknown): boolean {
+  const numeric = (x: unknown): boolean => isNumber(x) || typeof x === "boolean";
+  if (numeric(a) && numeric(b)) return Number(num(a)) === Number(num(b));
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((x, i) => pyEqual(x, b[i]));
+  }
+  if (isMap(a) && isMap(b)) {
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((k) => hasOwn(b, k) && pyEqual(a[k], b[k]))
+    );
+  }
+  return a === b;
+}
+
+/* ---- Python's formatting, for messages that read the same in both runtimes ---------------- */
+
+/** `repr(float)`: the shortest digits that round-trip, in Python's layout. */
+function floatRepr(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mantissa = "", exponent = ""] = x.toExponential().split("e");
+  const exp = Number(exponent);
+  const sign = mantissa.startsWith("-") ? "-" : "";
+  const digits = mantissa.replace("-", "").replace(".", "");
+  if (exp < -4 || exp >= 16) {
+    const tail = digits.length > 1 ? `.${digits.slice(1)}` : "";
+    return `${sign}${digits[0]}${tail}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+  if (digits.length > exp + 1) return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+  return `${sign}${digits}${"0".repeat(exp + 1 - digits.length)}.0`;
+}
+
+/** `str()` of a JSON number as Python holds it. */
+function numText(v: unknown): string {
+  if (isFloat(v)) return floatRepr(num(v));
+  const n = num(v);
+  return Math.abs(n) >= 1e21 ? BigInt(n).toString() : String(n);
+}
+
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** `repr(str)`. */
+function strRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (ch === quote || ch === "\\") out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (ch !== " " && NOT_PRINTABLE.test(ch)) {
+      const hex = code.toString(16);
+      if (code < 0x100) out += `\\x${hex.padStart(2, "0")}`;
+      else if (code < 0x10000) out += `\\u${hex.padStart(4, "0")}`;
+      else out += `\\U${hex.padStart(8, "0")}`;
+    } else out += ch;
+  }
+  return out + quote;
+}
+
+function repr(v: unknown): string {
+  return typeof v === "string" ? strRepr(v) : numText(v);
+}
+
+const ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+  "\b": "\\b",
+  "\f": "\\f",
+};
+
+function dumpString(s: string, ascii: boolean): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charAt(i);
+    const code = s.charCodeAt(i);
+    const escaped = hasOwn(ESCAPES, ch) ? ESCAPES[ch] : undefined;
+    if (escaped !== undefined) out += escaped;
+    else if (code < 0x20 || (ascii && code > 0x7e)) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else out += ch;
+  }
+  return out + '"';
+}
+
+/** `json.dumps(value, ensure_ascii=ascii, sort_keys=sorted)`: Python's spacing and floats. */
+function dumps(v: unknown, ascii = false, sorted = false): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "string") return dumpString(v, ascii);
+  if (isNumber(v)) return numText(v);
+  if (Array.isArray(v)) return `[${v.map((x) => dumps(x, ascii, sorted)).join(", ")}]`;
+  if (isMap(v)) {
+    const keys = Object.keys(v);
+    if (sorted) keys.sort();
+    return `{${keys.map((k) => `${dumpString(k, ascii)}: ${dumps(v[k], ascii, sorted)}`).join(", ")}}`;
+  }
+  return "null";
+}
+
+/** Python's `str.strip()` whitespace (which, unlike `trim`, keeps U+FEFF). */
+const PY_SPACE = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+
+function lstrip(s: string, chars: string): string {
+  let start = 0;
+  while (start < s.length && chars.includes(s.charAt(start))) start++;
+  return s.slice(start);
+}
+
+function strip(s: string, chars = PY_SPACE): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && chars.includes(s.charAt(start))) start++;
+  while (end > start && chars.includes(s.charAt(end - 1))) end--;
+  return s.slice(start, end);
+}
+
+const codePoints = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/* ---- validation (runtime/validate.py) ---------------------------------------------------- */
+
+const INVALID = Symbol("invalid");
+
+/** The value does not fit the type; `.errors` lists every problem as [path, message]. */
+export class ValidationError extends Error {
+  readonly errors: Issue[];
+  constructor(errors: Issue[]) {
+    const shown = errors
+      .slice(0, 5)
+      .map(([p, m]) => `${p}: ${m}`)
+      .join("; ");
+    const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : "";
+    super(shown + more);
+    this.name = "ValidationError";
+    this.errors = errors;
+  }
+}
+
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/** RFC 3339 with an offset, and a real calendar date and time (Python's `fromisoformat`). */
+export function isDatetime(value: string): boolean {
+  const m = RFC3339.exec(value);
+  if (m === null) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map(Number);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  if (year < 1 || days === undefined || day < 1 || day > days) return false;
+  if (hour > 23 || minute > 59 || second > 59) return false;
+  return m[7] === undefined || (Number(m[7]) < 24 && Number(m[8]) < 60);
+}
+
+/** The word used in messages: `expected int, got string`. */
+function kindOf(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "boolean") return "bool";
+  if (isNumber(v)) return isFloat(v) ? "float" : "int";
+  if (typeof v === "string") return "string";
+  if (Array.isArray(v)) return "list";
+  if (isMap(v)) return "map";
+  return typeof v;
+}
+
+function pyType(v: unknown): string {
+  return kindOf(v);
+}
+
+function copy(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(copy);
+  if (isMap(v)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(v)) put(out, key, copy(v[key]));
+    return out;
+  }
+  return v;
+}
+
+const at = (path: string, key: string | number): string => (path ? `${path}.${key}` : String(key));
+const where = (path: string): string => path || "root";
+
+function short(v: unknown): string {
+  const text = Array.isArray(v) || isMap(v) ? kindOf(v) : dumps(v);
+  const chars = Array.from(text);
+  return chars.length <= 40 ? text : `${chars.slice(0, 37).join("")}...`;
+}
+
+function casefold(s: string): string {
+  return s.toUpperCase().toLowerCase();
+}
+
+class Checker {
+  readonly errors: Issue[] = [];
+  readonly repairs: Issue[] = [];
+
+  constructor(
+    readonly types: Types,
+    readonly lenient: boolean,
+  ) {}
+
+  fail(path: string, message: string): typeof INVALID {
+    this.errors.push([where(path), message]);
+    return INVALID;
+  }
+
+  repair(path: string, message: string): void {
+    this.repairs.push([where(path), message]);
+  }
+
+  check(d: Descriptor, v: unknown, path: string): unknown {
+    switch (d[0]) {
+      case "opt":
+        return v === null ? null : this.check(d[1], v, path);
+      case "ref":
+        return this.check(this.types[d[1]] as Descriptor, v, path);
+      case "str":
+      case "keyword":
+        return typeof v === "string" ? v : this.fail(path, `expected string, got ${kindOf(v)}`);
+      case "datetime":
+        if (typeof v !== "string") return this.fail(path, `expected date-time string, got ${kindOf(v)}`);
+        return isDatetime(v) ? v : this.fail(path, "expected an RFC 3339 date-time with an offset");
+      case "int":
+        return this.int(v, path);
+      case "float":
+        return this.float(v, path);
+      case "bool":
+        return this.bool(v, path);
+      case "any":
+        return v;
+      case "object":
+        return this.object(v, path);
+      case "lit":
+        if (pyType(v) === pyType(d[1]) && pyEqual(v, d[1])) return v;
+        return this.fail(path, `expected ${dumps(d[1], true)}, got ${short(v)}`);
+      case "enum":
+        return this.enum(d, v, path);
+      case "union":
+        return this.union(d, v, path);
+      case "list":
+        return this.list(d, v, path);
+      case "map":
+        return this.map(d, v, path);
+    }
+    return this.fail(path, "invalid value");
+  }
+
+  private int(v: unknown, path: string): unknown {
+    if (isNumber(v) && !isFloat(v)) return v;
+    if (this.lenient) {
+      const coerced = this.numberText(v, path, true);
+      if (coerced !== INVALID) return coerced;
+      if (isFloat(v) && Number.isInteger(num(v))) {
+        this.repair(path, `coerced ${repr(v)} to an integer`);
+        return num(v);
+      }
+    }
+    return this.fail(path, `expected int, got ${kindOf(v)}`);
+  }
+
+  private float(v: unknown, path: string): unknown {
+    if (isNumber(v)) return v;
+    if (this.lenient) {
+      const coerced = this.numberText(v, path, false);
+      if (coerced !== INVALID) return coerced;
+    }
+    return this.fail(path, `expected float, got ${kindOf(v)}`);
+  }
+
+  /** Reply policy: a string that is exactly a JSON number literal. */
+  private numberText(v: unknown, path: string, wantInt: boolean): unknown {
+    if (typeof v !== "string" || !JSON_NUMBER.test(v)) return INVALID;
+    let number = numberValue(v);
+    if (!Number.isFinite(num(number))) return INVALID; // 1e400 is no JSON value
+    if (wantInt && isFloat(number)) {
+      if (!Number.isInteger(num(number))) return INVALID;
+      number = num(number);
+    }
+    this.repair(path, `coerced string ${strRepr(v)} to a number`);
+    return number;
+  }
+
+  private bool(v: unknown, path: string): unknown {
+    if (typeof v === "boolean") return v;
+    if (this.lenient && (v === "true" || v === "false")) {
+      this.repair(path, `coerced string ${strRepr(v)} to a boolean`);
+      return v === "true";
+    }
+    return this.fail(path, `expected bool, got ${kindOf(v)}`);
+  }
+
+  private object(v: unknown, path: string): unknown {
+    if (isMap(v)) return v;
+    const decoded = this.decoded(v, "map", path);
+    return decoded !== INVALID ? decoded : this.fail(path, `expected map, got ${kindOf(v)}`);
+  }
+
+  private enum(d: Descriptor, v: unknown, path: string): unknown {
+    const values = d[1] as string[];
+    if (typeof v === "string" && values.includes(v)) return v;
+    if (this.lenient && typeof v === "string") {
+      const matches = values.filter((m) => casefold(m) === casefold(v));
+      if (matches.length === 1) {
+        this.repair(path, `matched ${strRepr(v)} to enum value ${strRepr(matches[0] as string)}`);
+        return matches[0];
+      }
+    }
+    const shown = values.map((x) => dumps(x, true)).join(", ");
+    return this.fail(path, `expected one of ${shown}, got ${short(v)}`);
+  }
+
+  private union(d: Descriptor, v: unknown, path: string): unknown {
+    const modes = this.lenient ? [false, true] : [false];
+    for (const lenient of modes) {
+      // A member that fits exactly beats one that needs coercion.
+      for (const member of d[1] as Descriptor[]) {
+        const trial = new Checker(this.types, lenient);
+        const result = trial.check(member, v, path);
+        if (result !== INVALID && trial.errors.length === 0) {
+          this.repairs.push(...trial.repairs);
+          return result;
+        }
+      }
+    }
+    return this.fail(path, `${short(v)} matches none of the union's members`);
+  }
+
+  /** Reply policy: a JSON string whose content is JSON of the wanted type. */
+  private decoded(v: unknown, want: string, path: string): unknown {
+    if (!this.lenient || typeof v !== "string") return INVALID;
+    let decoded: unknown;
+    try {
+      decoded = strictJson(v);
+    } catch {
+      return INVALID;
+    }
+    if (kindOf(decoded) !== want) return INVALID;
+    this.repair(path, "decoded a JSON document held in a string");
+    return decoded;
+  }
+
+  private list(d: Descriptor, v: unknown, path: string): unknown {
+    let items = v;
+    if (!Array.isArray(items)) {
+      const decoded = this.decoded(v, "list", path);
+      if (decoded === INVALID) return this.fail(path, `expected list, got ${kindOf(v)}`);
+      items = decoded;
+    }
+    const out: unknown[] = [];
+    let ok = true;
+    (items as unknown[]).forEach((element, index) => {
+      const result = this.check(d[1], element, at(path, index));
+      ok = ok && result !== INVALID;
+      out.push(result);
+    });
+    return ok ? out : INVALID;
+  }
+
+  private map(d: Descriptor, v: unknown, path: string): unknown {
+    let value = v;
+    if (!isMap(value)) {
+      const decoded = this.decoded(v, "map", path);
+      if (decoded === INVALID) return this.fail(path, `expected map, got ${kindOf(v)}`);
+      value = decoded;
+    }
+    const given = value as Record<string, unknown>;
+    const groups = new Map<string, string[]>();
+    for (const key of Object.keys(given)) {
+      const folded = key.replaceAll("-", "_");
+      const group = groups.get(folded);
+      if (group) group.push(key);
+      else groups.set(folded, [key]);
+    }
+    const out: Record<string, unknown> = {};
+    let ok = true;
+    for (const field of d[1] as Descriptor[]) {
+      const keys = groups.get(field[1]);
+      groups.delete(field[1]);
+      ok = this.field(field, given, keys, out, path) && ok;
+    }
+    const extras = [...groups.values()].flat();
+    if (extras.length > 0 && !d[2]) {
+      for (const key of extras) this.fail(at(path, key), "unexpected field (the map is closed)");
+      return INVALID;
+    }
+    for (const key of extras) put(out, key, given[key]);
+    return ok ? out : INVALID;
+  }
+
+  private field(
+    field: Descriptor,
+    v: Record<string, unknown>,
+    keys: string[] | undefined,
+    out: Record<string, unknown>,
+    path: string,
+  ): boolean {
+    const [name, , type, required, hasDefault, fallbackValue, fallback, constraints] = field;
+    const here = at(path, name);
+    if (keys === undefined) {
+      if (hasDefault) put(out, name, copy(fallbackValue));
+      else if (required) {
+        this.fail(here, "missing required field");
+        return false;
+      }
+      return true;
+    }
+    if (keys.length > 1) {
+      this.fail(here, `ambiguous field aliases: ${[...keys].sort().join(", ")}`);
+      return false;
+    }
+    const before = this.errors.length;
+    const given = v[keys[0] as string];
+    let result = this.check(type, given, here);
+    if (result !== INVALID && given !== null) result = this.constrain(result, constraints, here);
+    if (result === INVALID) {
+      if (fallback && hasDefault) {
+        this.errors.splice(before);
+        this.repair(here, "invalid value replaced by the default (@fallback)");
+        put(out, name, copy(fallbackValue));
+        return true;
+      }
+      return false;
+    }
+    put(out, name, result);
+    return true;
+  }
+
+  private constrain(value: unknown, constraints: Descriptor, path: string): unknown {
+    let ok = true;
+    let current = value;
+    for (const [keyword, bound] of constraints as [string, unknown][]) {
+      if (keyword === "clamp" && isNumber(current)) {
+        const [low, high] = bound as [unknown, unknown];
+        if (num(current) < num(low) || num(current) > num(high)) {
+          const raised = num(low) > num(current) ? low : current;
+          const clamped = num(high) < num(raised) ? high : raised;
+          this.repair(path, `clamped ${numText(current)} to ${numText(clamped)} (@clamp)`);
+          current = clamped;
+        }
+        continue;
+      }
+      const message = scalarConstraint(keyword, bound, current);
+      if (message !== null) {
+        ok = false;
+        this.fail(path, message);
+      }
+    }
+    return ok ? current : INVALID;
+  }
+}
+
+function pattern(source: string): RegExp | null {
+  try {
+    return new RegExp(source, "u");
+  } catch {
+    return null;
+  }
+}
+
+function scalarConstraint(keyword: string, bound: unknown, value: unknown): string | null {
+  if (isNumber(value)) {
+    if (keyword === "minimum" && num(value) < num(bound)) {
+      return `${numText(value)} is less than the minimum ${numText(bound)}`;
+    }
+    if (keyword === "maximum" && num(value) > num(bound)) {
+      return `${numText(value)} is greater than the maximum ${numText(bound)}`;
+    }
+  }
+  if (typeof value === "string") {
+    const length = codePoints(value);
+    if (keyword === "minLength" && length < num(bound)) return `shorter than ${numText(bound)} characters`;
+    if (keyword === "maxLength" && length > num(bound)) return `longer than ${numText(bound)} characters`;
+    if (keyword === "pattern") {
+      const regex = pattern(String(bound));
+      if (regex === null) return `the pattern ${strRepr(String(bound))} is not a JavaScript regular expression`;
+      if (!regex.test(value)) return `does not match the pattern ${strRepr(String(bound))}`;
+    }
+    if (keyword === "format" && bound === "date-time" && !isDatetime(value)) {
+      return "expected an RFC 3339 date-time with an offset";
+    }
+  }
+  if (Array.isArray(value)) {
+    if (keyword === "minItems" && value.length < num(bound)) return `fewer than ${numText(bound)} items`;
+    if (keyword === "maxItems" && value.length > num(bound)) return `more than ${numText(bound)} items`;
+  }
+  return null;
+}
+
+type Outcome = [unknown, Issue[], Issue[]];
+
+/** [normalised value (runtime form), errors, repairs]; the value means nothing with errors. */
+function check(descriptor: Descriptor, value: unknown, types: Types, lenient: boolean): Outcome {
+  const checker = new Checker(types, lenient);
+  const result = checker.check(descriptor, value, "");
+  if (result === INVALID && checker.errors.length === 0) checker.fail("", "invalid value");
+  return [result, checker.errors, checker.repairs];
+}
+
+/** Strict validation: the normalised value, or ValidationError listing every error. */
+export function validate(descriptor: Descriptor, value: unknown, types: Types): unknown {
+  const [result, errors] = check(descriptor, value, types, false);
+  if (errors.length > 0) throw new ValidationError(errors);
+  return plain(result);
+}
+
+/* ---- the lenient reader (runtime/reply.py) ------------------------------------------------ */
+
+const MAX_DEPTH = 256;
+const STRICT_DEPTH = 900; // about where Python's json module gives up
+const MAX_CANDIDATES = 64;
+
+/** No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate. */
+export class ReplyError extends Error {
+  readonly reason: string;
+  readonly errors: Issue[];
+  constructor(reason: string, errors: Issue[] | null = null) {
+    const list = errors ?? [];
+    const detail = list
+      .slice(0, 5)
+      .map(([p, m]) => `${p}: ${m}`)
+      .join("; ");
+    super(detail ? `${reason}: ${detail}` : reason);
+    this.name = "ReplyError";
+    this.reason = reason;
+    this.errors = list;
+  }
+}
+
+/** The answer: `.value`, plain JSON data, and `.repairs`, every change as [path, note]. */
+export interface ParseResult<T = unknown> {
+  readonly value: T;
+  readonly repairs: Issue[];
+}
+
+class Broken extends Error {}
+
+type Token = [kind: string, text: string, newline: boolean];
+type Path = (string | number)[];
+
+interface Read {
+  value: unknown;
+  repairs: string[];
+  truncated: Path[]; // paths of objects the text ended inside
+}
+
+const THINK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1\s*>/gi;
+const LONE_THINK = /<\/(?:think|thinking|reasoning)\s*>/gi;
+// Python's `^`/`$` under re.M know only "\n" as a line end, so the lines are spelled out.
+const FENCE = /(?:^|(?<=\n))[ \t]*(`{3,}|~{3,})[^\n]*\n([\s\S]*?)(?:(?<=\n)[ \t]*\1[ \t]*(?=\n|$)|$)/g;
+const TAG = /<(\/?)([A-Za-z][\p{L}\p{N}_.-]*)(?:\s[^<>]*)?>/gu;
+const CODE = /(?<!`)`([^`\n]+)`(?!`)/g;
+const STRING_AT: Record<string, RegExp> = {
+  '"': /"[^"\\]*(?:\\[\s\S][^"\\]*)*"/y,
+  "'": /'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'/y,
+};
+const BRACKETS = /[{}[\]"']/g;
+
+function stripReasoning(text: string): string {
+  const body = text.replace(THINK, "");
+  let end = -1;
+  for (const m of body.matchAll(LONE_THINK)) end = m.index + m[0].length;
+  return end >= 0 ? body.slice(end) : body;
+}
+
+/** Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
+ * outermost one to the end of the text. One pass. */
+function rawSpans(text: string): [number, number][] {
+  const stack: [number, string][] = [];
+  const spans: [number, number][] = [];
+  BRACKETS.lastIndex = 0;
+  for (;;) {
+    const match = BRACKETS.exec(text);
+    if (match === null) break;
+    const char = match[0];
+    const start = match.index;
+    if (char === '"' || char === "'") {
+      if (stack.length > 0) {
+        const string = STRING_AT[char] as RegExp;
+        string.lastIndex = start;
+        if (string.exec(text) !== null) BRACKETS.lastIndex = string.lastIndex;
+      }
+      continue;
+    }
+    if (char === "{" || char === "[") stack.push([start, char]);
+    else if (stack.length > 0 && stack[stack.length - 1]?.[1] === (char === "}" ? "{" : "[")) {
+      const [open] = stack.pop() as [number, string];
+      spans.push([open, BRACKETS.lastIndex]);
+    } else stack.length = 0; // a closer that opens nothing: what came before is not JSON
+  }
+  const outer = stack[0];
+  if (outer !== undefined) spans.push([outer[0], text.length]);
+  spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return spans;
+}
+
+function tagBodies(text: string): string[] {
+  const openAt = new Map<string, number[]>();
+  const bodies: [number, string][] = [];
+  for (const m of text.matchAll(TAG)) {
+    const name = (m[2] ?? "").toLowerCase();
+    const end = m.index + m[0].length;
+    if (!m[1]) {
+      const list = openAt.get(name);
+      if (list) list.push(end);
+      else openAt.set(name, [end]);
+    } else {
+      const list = openAt.get(name);
+      if (list && list.length > 0) {
+        const start = list.pop() as number;
+        bodies.push([start, text.slice(start, m.index)]);
+      }
+    }
+  }
+  bodies.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return bodies.map(([, body]) => body);
+}
+
+/** Fenced blocks, tag contents, inline code spans, a whole quoted reply: most explicit first,
+ * duplicates removed. Raw JSON anywhere comes after, in `parseReply`. */
+function explicitCandidates(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(FENCE)) found.push(m[2] ?? "");
+  found.push(...tagBodies(text));
+  for (const m of text.matchAll(CODE)) found.push(m[1] ?? "");
+  const stripped = strip(text);
+  if (stripped.startsWith('"')) found.push(stripped);
+  const seen = new Set<string>();
+  const unique: string[] = [];
+  for (const candidate of found) {
+    const key = strip(candidate);
+    if (key && !seen.has(key)) {
+      seen.add(key);
+      unique.push(key);
+    }
+  }
+  return unique.slice(0, MAX_CANDIDATES);
+}
+
+const TOKEN = new RegExp(
+  [
+    "([ \\t\\r\\n\\ufeff]+)",
+    "(\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/|#[^\\n]*)",
+    '("[^"\\\\]*(?:\\\\[\\s\\S][^"\\\\]*)*")',
+    "('[^'\\\\]*(?:\\\\[\\s\\S][^'\\\\]*)*')",
+    "(\\u201c[^\\u201d]*\\u201d|\\u2018[^\\u2019]*\\u2019)",
+    "(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\\p{L}\\p{N}_.])",
+    "([A-Za-z_$][\\p{L}\\p{N}_$]*)",
+    "([{}\\[\\]:,])",
+  ].join("|"),
+  "uy",
+);
+const KINDS = ["ws", "comment", "dq", "sq", "cq", "num", "word", "punct"];
+const WORDS: Record<string, unknown> = { true: true, false: false, null: null };
+const PYTHON: Record<string, unknown> = { True: true, False: false, None: null };
+
+/** [kind, text, newline before] for every meaningful token; anything else is broken. */
+function tokenize(text: string, strict: boolean): Token[] {
+  const out: Token[] = [];
+  let pos = 0;
+  let newline = false;
+  TOKEN.lastIndex = 0;
+  while (pos < text.length) {
+    const m = TOKEN.exec(text);
+    if (m === null) break;
+    const kind = KINDS[m.slice(1).findIndex((g) => g !== undefined)] ?? "";
+    if (kind === "ws" || kind === "comment") {
+      if (strict && (kind === "comment" || m[0].includes("\ufeff"))) break;
+      newline = newline || m[0].includes("\n");
+      if (kind === "comment") out.push(["comment", "", false]);
+    } else {
+      out.push([kind, m[0], newline]);
+      newline = false;
+    }
+    pos = TOKEN.lastIndex;
+  }
+  if (pos !== text.length) throw new Broken(`unexpected ${strRepr(text.slice(pos, pos + 12))}`);
+  return out;
+}
+
+const STRING_ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
+
+/** A double-quoted JSON string's value; raw control characters are kept. */
+function decodeString(token: string): string {
+  const body = token.slice(1, -1);
+  if (!body.includes("\\")) return body;
+  let out = "";
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i];
+    if (ch !== "\\") {
+      out += ch;
+      continue;
+    }
+    const next = body[++i];
+    if (next === "u") {
+      const hex = body.slice(i + 1, i + 5);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new Broken("invalid \\uXXXX escape");
+      out += String.fromCharCode(parseInt(hex, 16));
+      i += 4;
+    } else if (next !== undefined && hasOwn(STRING_ESCAPES, next)) out += STRING_ESCAPES[next];
+    else throw new Broken("invalid escape");
+  }
+  return out;
+}
+
+/** A JSON number token as Python reads it: an int, or a float (whole floats tagged). */
+function numberValue(text: string): unknown {
+  const n = Number(text);
+  if (/[.eE]/.test(text)) return Number.isInteger(n) ? new Float(n) : n;
+  return n === 0 ? 0 : n;
+}
+
+class Reader {
+  readonly tokens: Token[];
+  pos = 0;
+  readonly repairs: string[];
+  readonly truncated: Path[] = [];
+
+  constructor(
+    tokens: Token[],
+    readonly strict: boolean,
+  ) {
+    this.tokens = tokens.filter((t) => t[0] !== "comment");
+    this.repairs = this.tokens.length !== tokens.length ? ["removed comments"] : [];
+  }
+
+  repair(note: string): void {
+    if (this.strict) throw new Broken(note);
+    this.repairs.push(note);
+  }
+
+  peek(): Token | null {
+    return this.tokens[this.pos] ?? null;
+  }
+
+  take(): Token {
+    const token = this.peek();
+    if (token === null) throw new Broken("the text ends too early");
+    this.pos++;
+    return token;
+  }
+
+  string(kind: string, token: string): string {
+    if (kind === "dq") {
+      if (/[\n\r\t]/.test(token)) this.repair("kept raw line breaks or tabs inside a string");
+      // eslint-disable-next-line no-control-regex
+      if (this.strict && /[\u0000-\u001f]/.test(token)) throw new Broken("control character");
+      return decodeString(token);
+    }
+    if (kind === "sq") {
+      this.repair("read a single-quoted string");
+      const body = token.slice(1, -1).replace(/\\'/g, "'").replace(/(?<!\\)"/g, '\\"');
+      return decodeString(`"${body}"`);
+    }
+    this.repair("read a string in curly quotes");
+    return token.slice(1, -1);
+  }
+
+  value(path: Path, depth: number): unknown {
+    if (depth > (this.strict ? STRICT_DEPTH : MAX_DEPTH)) throw new Broken("nested too deeply");
+    const [kind, text] = this.take();
+    if (kind === "punct" && text === "{") return this.object(path, depth);
+    if (kind === "punct" && text === "[") return this.array(path, depth);
+    if (kind === "dq" || kind === "sq" || kind === "cq") return this.string(kind, text);
+    if (kind === "num") {
+      const number = numberValue(text);
+      if (!Number.isFinite(num(number))) throw new Broken("a number too large for a float");
+      return number;
+    }
+    if (kind === "word" && hasOwn(WORDS, text)) return WORDS[text];
+    if (kind === "word" && hasOwn(PYTHON, text)) {
+      this.repair(`read Python's ${text} as JSON`);
+      return PYTHON[text];
+    }
+    throw new Broken(`unexpected ${strRepr(text)}`);
+  }
+
+  key(): string {
+    const [kind, text] = this.take();
+    if (kind === "dq" || kind === "sq" || kind === "cq") return this.string(kind, text);
+    if (kind === "word" && !hasOwn(WORDS, text) && !hasOwn(PYTHON, text)) {
+      this.repair(`quoted the bare key ${text}`);
+      return text;
+    }
+    throw new Broken(`expected a key, got ${strRepr(text)}`);
+  }
+
+  /** After a member: true when the container closes. Handles the repairs around commas. */
+  separator(close: string, path: Path, isObject: boolean): boolean {
+    const token = this.peek();
+    if (token === null) {
+      if (isObject && !this.strict) {
+        this.truncated.push(path); // the text ends right after a complete member
+        return true;
+      }
+      throw new Broken("the text ends inside a container");
+    }
+    const [kind, text, newline] = token;
+    if (kind === "punct" && text === close) {
+      this.pos++;
+      return true;
+    }
+    if (kind === "punct" && text === ",") {
+      this.pos++;
+      const after = this.peek();
+      if (after !== null && after[0] === "punct" && after[1] === close) {
+        this.repair("removed a trailing comma");
+        this.pos++;
+        return true;
+      }
+      return false;
+    }
+    if (newline) {
+      this.repair("added a missing comma between lines");
+      return false;
+    }
+    throw new Broken(`expected ',' or ${strRepr(close)}, got ${strRepr(text)}`);
+  }
+
+  object(path: Path, depth: number): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const token = this.peek();
+    if (token !== null && token[0] === "punct" && token[1] === "}") {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      const name = this.key();
+      const colon = this.take();
+      if (colon[1] !== ":") throw new Broken(`expected ':' after a key, got ${strRepr(colon[1])}`);
+      const item = this.value([...path, name], depth + 1);
+      if (hasOwn(out, name) && !pyEqual(out[name], item)) {
+        throw new Broken(`the key ${strRepr(name)} is given twice with different values`);
+      }
+      put(out, name, item);
+      if (this.separator("}", path, true)) return out;
+    }
+  }
+
+  array(path: Path, depth: number): unknown[] {
+    const out: unknown[] = [];
+    const token = this.peek();
+    if (token !== null && token[0] === "punct" && token[1] === "]") {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value([...path, out.length], depth + 1));
+      if (this.separator("]", path, false)) return out;
+    }
+  }
+}
+
+function readWith(text: string, strict: boolean): Read {
+  const reader = new Reader(tokenize(text, strict), strict);
+  const value = reader.value([], 0);
+  for (;;) {
+    const token = reader.peek();
+    if (token === null) break;
+    if (token[0] === "punct" && token[1] === ",") {
+      reader.repair("removed a trailing comma");
+      reader.pos++;
+      continue;
+    }
+    throw new Broken(`unexpected ${strRepr(token[1])} after the value`);
+  }
+  if (reader.truncated.length > 0) reader.repairs.push("closed an object the reply left open");
+  return { value, repairs: reader.repairs, truncated: reader.truncated };
+}
+
+/** Python's strict `json.loads` (NaN, comments and conflicting duplicate keys rejected). */
+function strictJson(text: string): unknown {
+  return readWith(text, true).value;
+}
+
+/** Strict JSON when it is; otherwise the lenient reader with its repairs. */
+function readJson(text: string): Read {
+  try {
+    return { value: strictJson(text), repairs: [], truncated: [] };
+  } catch (e) {
+    if (!(e instanceof Broken || e instanceof RangeError)) throw e;
+  }
+  return readWith(text, false);
+}
+
+/** A JSON text from generated code (descriptors): floats such as `1.0` stay floats. */
+export function load(text: string): unknown {
+  return strictJson(text);
+}
+
+/* ---- choosing the answer ------------------------------------------------------------------ */
+
+function resolve(d: Descriptor, types: Types): Descriptor {
+  let out = d;
+  while (out[0] === "ref" || out[0] === "opt") out = out[0] === "ref" ? types[out[1]] : out[1];
+  return out;
+}
+
+function atPath(d: Descriptor, value: unknown, path: Path, types: Types): [Descriptor, unknown] {
+  let descriptor = d;
+  let current = value;
+  for (const step of path) {
+    descriptor = resolve(descriptor, types);
+    if (descriptor[0] === "map" && isMap(current)) {
+      const folded = String(step).replaceAll("-", "_");
+      const field = (descriptor[1] as Descriptor[]).find((f) => f[1] === folded);
+      descriptor = field ? field[2] : ["any"];
+      current = hasOwn(current, String(step)) ? current[String(step)] : null;
+    } else if (descriptor[0] === "list" && Array.isArray(current)) {
+      descriptor = descriptor[1];
+      current = current[step as number];
+    } else return [["any"], null];
+  }
+  return [resolve(descriptor, types), current];
+}
+
+/** Truncation is repaired only when nothing but closing braces could follow: every open
+ * container is a closed map that already has all of its fields. */
+function forced(read: Read, d: Descriptor, types: Types): boolean {
+  for (const path of read.truncated) {
+    const [target, value] = atPath(d, read.value, path, types);
+    if (target[0] !== "map" || target[2] || !isMap(value)) return false;
+    const present = new Set(Object.keys(value).map((k) => k.replaceAll("-", "_")));
+    if ((target[1] as Descriptor[]).some((f) => !present.has(f[1]))) return false;
+  }
+  return true;
+}
+
+class Search {
+  readonly accepted: [unknown, Issue[]][] = [];
+  best: Issue[] | null = null;
+  parsedAny = false;
+  readonly seen = new Set<string>();
+
+  constructor(
+    readonly descriptor: Descriptor,
+    readonly types: Types,
+  ) {}
+
+  judge(read: Read): void {
+    // Lenient mode changes nothing already valid (a union prefers an exact member).
+    let [value, errors, repairs] = check(this.descriptor, read.value, this.types, true);
+    if (errors.length > 0) [value, errors, repairs] = this.unwrapped(read.value, errors, repairs);
+    if (errors.length === 0 && read.truncated.length > 0 && !forced(read, this.descriptor, this.types)) {
+      errors = [["root", "the reply is cut off where more than closing braces could follow"]];
+    }
+    if (errors.length > 0) {
+      if (this.best === null || errors.length < this.best.length) this.best = errors;
+      return;
+    }
+    this.accepted.push([value, [...read.repairs.map((r): Issue => ["root", r]), ...repairs]]);
+  }
+
+  /** A top-level array given as an object with one key holding the array. */
+  unwrapped(value: unknown, errors: Issue[], repairs: Issue[]): Outcome {
+    if (resolve(this.descriptor, this.types)[0] !== "list" || !isMap(value)) {
+      return [value, errors, repairs];
+    }
+    const keys = Object.keys(value);
+    const key = keys[0];
+    if (keys.length !== 1 || key === undefined) return [value, errors, repairs];
+    const [result, innerErrors, innerRepairs] = check(this.descriptor, value[key], this.types, true);
+    if (innerErrors.length > 0) return [value, errors, repairs];
+    return [result, [], [["root", `unwrapped the array from {${strRepr(key)}: [...]}`], ...innerRepairs]];
+  }
+
+  consider(text: string): boolean {
+    if (this.seen.has(text)) return true; // the same text as an earlier candidate
+    this.seen.add(text);
+    let read: Read;
+    try {
+      read = readJson(text);
+    } catch (e) {
+      if (e instanceof Broken || e instanceof RangeError) return false;
+      throw e;
+    }
+    this.parsedAny = true;
+    this.judge(read);
+    return true;
+  }
+}
+
+/** The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md. */
+export function parseReply(text: string, descriptor: Descriptor, types: Types): ParseResult {
+  if (typeof text !== "string" || !strip(text)) throw new ReplyError("the reply is empty");
+  const search = new Search(descriptor, types);
+  const stripped = strip(lstrip(strip(text), "\ufeff"));
+  if (stripped.startsWith("{") || stripped.startsWith("[")) {
+    // The common case: the whole reply is the JSON answer.
+    let value: unknown = INVALID;
+    try {
+      value = strictJson(stripped);
+    } catch (e) {
+      if (!(e instanceof Broken || e instanceof RangeError)) throw e;
+    }
+    if (value !== INVALID) {
+      const [result, errors, repairs] = check(descriptor, value, types, false);
+      // Valid as it stands; with a repair (a @fallback default, say) the lenient search
+      // below decides, since a coercion may keep what the model meant.
+      if (errors.length === 0 && repairs.length === 0) return { value: plain(result), repairs };
+    }
+  }
+  const body = stripReasoning(text);
+  let budget = 8 * body.length + 4096; // characters parsed in all: keeps hostile replies linear
+  for (const candidate of explicitCandidates(body)) {
+    budget -= candidate.length;
+    search.consider(strip(candidate));
+  }
+  let covered = -1;
+  for (const [start, end] of rawSpans(body)) {
+    if (start < covered) continue;
+    budget -= end - start;
+    if (budget < 0) break;
+    if (search.consider(strip(body.slice(start, end)))) covered = end;
+  }
+  return decide(search);
+}
+
+function decide(search: Search): ParseResult {
+  if (search.accepted.length === 0) {
+    if (!search.parsedAny) throw new ReplyError("no JSON found in the reply");
+    throw new ReplyError("the reply does not match the expected output", search.best);
+  }
+  const answers = new Set(search.accepted.map(([v]) => dumps(v, false, true)));
+  if (answers.size > 1) throw new ReplyError("the reply holds several different answers");
+  const [value, repairs] = search.accepted[0] as [unknown, Issue[]];
+  return { value: plain(value), repairs };
+}
+
+/* ---- Mustache (mustache.py) --------------------------------------------------------------- */
+
+interface Tag {
+  kind: string; // "text", "var", "section", "inverted", "close"
+  value: string;
+}
+
+const SIGILS: Record<string, string> = {
+  "#": "section",
+  "^": "inverted",
+  "/": "close",
+  "!": "comment",
+  "&": "amp",
+  "=": "delims",
+};
+
+function mustacheTags(template: string): Tag[] {
+  const out: Tag[] = [];
+  let open = "{{";
+  let close = "}}";
+  let pos = 0;
+  for (;;) {
+    const start = template.indexOf(open, pos);
+    if (start < 0) {
+      out.push({ kind: "text", value: template.slice(pos) });
+      return out;
+    }
+    const triple = open === "{{" && template.startsWith("{{{", start);
+    const endMark = triple ? "}}}" : close;
+    const end = template.indexOf(endMark, start + open.length);
+    if (end < 0) throw new Error("unclosed tag");
+    const body = strip(template.slice(start + open.length + (triple ? 1 : 0), end));
+    const lineStart = template.lastIndexOf("\n", start - 1) + 1;
+    const lineEndNl = template.indexOf("\n", end + endMark.length);
+    const lineEnd = lineEndNl < 0 ? template.length : lineEndNl;
+    const kind = triple ? "var" : (SIGILS[body.slice(0, 1)] ?? "var");
+    const standalone =
+      kind !== "var" &&
+      kind !== "amp" &&
+      !strip(template.slice(lineStart, start)) &&
+      !strip(template.slice(end + endMark.length, lineEnd));
+    out.push({ kind: "text", value: template.slice(pos, standalone ? lineStart : start) });
+    if (kind === "delims") {
+      const parts = strip(body.slice(1, -1)).split(/\s+/);
+      if (parts.length !== 2) throw new Error("bad set-delimiter tag");
+      [open = "{{", close = "}}"] = parts;
+    } else if (kind !== "comment") {
+      const name = kind === "var" && !triple ? body : strip(body.slice(1));
+      out.push({ kind: kind === "amp" ? "var" : kind, value: triple ? body : name });
+    }
+    pos = standalone ? (lineEndNl >= 0 ? lineEnd + 1 : lineEnd) : end + endMark.length;
+  }
+}
+
+function lookup(name: string, stack: unknown[]): unknown {
+  if (name === ".") return stack[stack.length - 1];
+  const [first = "", ...rest] = name.split(".");
+  for (let i = stack.length - 1; i >= 0; i--) {
+    const context = stack[i];
+    if (isMap(context) && hasOwn(context, first)) {
+      let value: unknown = context[first];
+      for (const part of rest) value = isMap(value) && hasOwn(value, part) ? value[part] : null;
+      return value;
+    }
+  }
+  return null;
+}
+
+function truthy(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length > 0;
+  if (isMap(v)) return Object.keys(v).length > 0;
+  return Boolean(v);
+}
+
+function sectionEnd(tags: Tag[], start: number): number {
+  let depth = 0;
+  for (let i = start; i < tags.length; i++) {
+    const kind = tags[i]?.kind;
+    if (kind === "section" || kind === "inverted") depth++;
+    else if (kind === "close" && --depth === 0) return i;
+  }
+  throw new Error(`section \`${tags[start]?.value ?? ""}\` is not closed`);
+}
+
+function renderTags(tags: Tag[], start: number, stop: number, stack: unknown[], out: string[]): void {
+  for (let i = start; i < stop; i++) {
+    const tag = tags[i] as Tag;
+    if (tag.kind === "text") out.push(tag.value);
+    else if (tag.kind === "var") {
+      const value = lookup(tag.value, stack);
+      out.push(value === null || value === undefined ? "" : typeof value === "string" ? value : dumps(value));
+    } else if (tag.kind === "section" || tag.kind === "inverted") {
+      const end = sectionEnd(tags, i);
+      const value = lookup(tag.value, stack);
+      if (tag.kind === "inverted") {
+        if (!truthy(value)) renderTags(tags, i + 1, end, stack, out);
+      } else if (Array.isArray(value)) {
+        for (const item of value) renderTags(tags, i + 1, end, [...stack, item], out);
+      } else if (truthy(value)) renderTags(tags, i + 1, end, [...stack, value], out);
+      i = end;
+    }
+  }
+}
+
+/** Renders a compiled prompt template: no HTML escaping, values as text or JSON. */
+export function render(template: string, values: unknown): string {
+  const tags = mustacheTags(template);
+  const out: string[] = [];
+  renderTags(tags, 0, tags.length, [values], out);
+  return out.join("");
+}
+
+/* ---- the client loop (runtime/client.py) -------------------------------------------------- */
+
+export const REPLY_LIMIT = 500;
+export const RESPOND_TOOL = "respond";
+const ENVELOPE = /<\/?\s*reply_data/gi;
+
+export interface Message {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+export interface Tool {
+  name: string;
+  description: string;
+  parameters: unknown;
+}
+/** What the `llm` callback receives (seed 001's extended request). */
+export interface Request {
+  signature: string;
+  system: string;
+  messages: Message[];
+  output: string;
+  schema: unknown;
+  tools: Tool[] | null;
+  tool_choice: { tool: string } | null;
+}
+export interface ToolCall {
+  name?: string;
+  arguments?: unknown;
+  [key: string]: unknown;
+}
+/** What the callback may return: the reply text, or {content, tool_calls, tokens}. */
+export type LlmReply =
+  | string
+  | { content?: string | null; tool_calls?: ToolCall[] | null; tokens?: Record<string, number> | null };
+export type Llm = (request: Request) => LlmReply | Promise<LlmReply>;
+
+export interface Reply {
+  content: string | null;
+  tool_calls: ToolCall[];
+  tokens: Record<string, number>;
+}
+export interface Turn {
+  request: Request;
+  reply: Reply;
+  errors: Issue[];
+  repairs: Issue[];
+}
+export interface Failure {
+  reason: string;
+  errors: Issue[];
+}
+/** A finished call: `return` (the typed value), every turn, summed token usage; `fail` is set
+ * only on the step a JsonEnforcementError carries. */
+export interface Step<T> {
+  return: T;
+  turns: Turn[];
+  usage: Record<string, number>;
+  fail: Failure | null;
+  /** The output's field descriptions, handed to the next step of a pipeline. */
+  fieldDescriptions: Record<string, string>;
+}
+
+/** One signature as the client runs it; generated code builds these from compiled output. */
+export interface Spec {
+  name: string;
+  mode: "json" | "text" | "ptc_lisp";
+  system: string | null; // Mustache templates
+  user: string;
+  retry: string | null;
+  schema: () => unknown; // the output's JSON Schema, decoded on first use
+  maxTurns: number;
+  doc: string;
+  descriptions: Record<string, string>;
+}
+
+export interface JsonOptions {
+  maxTurns?: number | undefined;
+  structured?: "prompt" | "tool" | undefined;
+  fieldDescriptions?: Record<string, string> | undefined;
+}
+export interface TextOptions {
+  fieldDescriptions?: Record<string, string> | undefined;
+}
+
+/** No valid answer within the turn budget; `.errors` are the last turn's, `.step` has all. */
+export class JsonEnforcementError extends Error {
+  readonly signature: string;
+  readonly step: Step<null>;
+  readonly errors: Issue[];
+  constructor(signature: string, step: Step<null>) {
+    const errors = step.fail?.errors ?? [];
+    const reason = step.fail?.reason ?? "failed";
+    const shown = errors
+      .slice(0, 5)
+      .map(([p, m]) => `${p}: ${m}`)
+      .join("; ");
+    const turns = step.turns.length;
+    super(`${signature}: ${reason} after ${turns} turn${turns !== 1 ? "s" : ""}${shown ? ` (${shown})` : ""}`);
+    this.name = "JsonEnforcementError";
+    this.signature = signature;
+    this.step = step;
+    this.errors = errors;
+  }
+}
+
+/** The callback returned something that is neither text nor {content, tool_calls, tokens}. */
+export class CallbackError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "CallbackError";
+  }
+}
+
+/** A JSON text decoded once, on first use. */
+export function lazy<T>(text: string, decode: (text: string) => unknown = JSON.parse): () => T {
+  let cached: { value: T } | null = null;
+  return () => {
+    if (cached === null) cached = { value: decode(text) as T };
+    return cached.value;
+  };
+}
+
+/** A signature's output field descriptions, from JSON text (keys stay plain properties). */
+export function descriptions(text: string): Record<string, string> {
+  return JSON.parse(text) as Record<string, string>;
+}
+
+/** The values of the retry template's variables: the reply cut to 500 characters, and
+ * nothing from the reply able to close the data envelope. */
+export function retryValues(reply: string, errors: Issue[]): Record<string, unknown> {
+  const neutral = (text: string): string => text.replace(ENVELOPE, "[reply_data");
+  return {
+    reply: neutral(Array.from(reply).slice(0, REPLY_LIMIT).join("")),
+    errors: errors.map(([p, m]) => ({ path: neutral(p), message: neutral(m) })),
+  };
+}
+
+export function readReply(raw: unknown): Reply {
+  if (typeof raw === "string") return { content: raw, tool_calls: [], tokens: {} };
+  if (!isMap(raw)) throw new CallbackError(`the llm callback returned ${kindOf(raw)}, not a string or an object`);
+  const content = raw["content"] ?? null;
+  if (content !== null && typeof content !== "string") {
+    throw new CallbackError("the llm callback's `content` must be a string or null");
+  }
+  const calls = truthy(raw["tool_calls"]) ? raw["tool_calls"] : [];
+  if (!Array.isArray(calls) || !calls.every(isMap)) {
+    throw new CallbackError("the llm callback's `tool_calls` must be a list of objects");
+  }
+  const tokens: Record<string, number> = {};
+  const given = raw["tokens"];
+  if (isMap(given)) {
+    for (const [key, value] of Object.entries(given)) if (isInt(value)) put(tokens, key, value);
+  }
+  return { content, tool_calls: calls.map((c) => ({ ...c })), tokens };
+}
+
+function addUsage(total: Record<string, number>, tokens: Record<string, number>): void {
+  for (const [key, value] of Object.entries(tokens)) put(total, key, (total[key] ?? 0) + value);
+}
+
+function errorList(e: unknown): Issue[] {
+  if ((e instanceof ReplyError || e instanceof ValidationError) && e.errors.length > 0) return e.errors;
+  if (e instanceof ReplyError) return [["root", e.reason]];
+  if (e instanceof Error) return [["root", e.message]];
+  return [["root", String(e)]];
+}
+
+/** The block a pipeline step adds to its prompt: what the previous step's fields mean. */
+export function describeInputs(descriptions: Record<string, string>): string {
+  const lines = Object.entries(descriptions).map(([name, text]) => `- ${name}: ${text}`);
+  return lines.length > 0 ? `\n\nWhat the input fields mean:\n${lines.join("\n")}` : "";
+}
+
+function firstRequest(spec: Spec, values: unknown, described: Record<string, string>): Request {
+  return {
+    signature: spec.name,
+    system: spec.system ? render(spec.system, values) : "",
+    messages: [{ role: "user", content: render(spec.user, values) + describeInputs(described) }],
+    output: spec.mode,
+    schema: spec.mode === "json" ? spec.schema() : null,
+    tools: null,
+    tool_choice: null,
+  };
+}
+
+function asTool(request: Request, spec: Spec): Request {
+  const tool = { name: RESPOND_TOOL, description: spec.doc || "Return your response", parameters: spec.schema() };
+  return { ...request, tools: [tool], tool_choice: { tool: RESPOND_TOOL } };
+}
+
+function answerText(reply: Reply, structured: string): string {
+  if (structured === "tool") {
+    for (const call of reply.tool_calls) {
+      if (call.name === RESPOND_TOOL) {
+        return typeof call.arguments === "string" ? call.arguments : dumps(call.arguments, true);
+      }
+    }
+  }
+  return reply.content ?? "";
+}
+
+/** Seed 000's flow: prompt, call, parse, validate, retry with feedback, or fail. */
+export async function runJson<T>(
+  spec: Spec,
+  values: unknown,
+  llm: Llm,
+  parse: (text: string) => ParseResult<T>,
+  options: JsonOptions = {},
+): Promise<Step<T>> {
+  const structured = options.structured ?? "prompt";
+  if (structured !== "prompt" && structured !== "tool") {
+    throw new RangeError(`structured must be "prompt" or "tool", not ${JSON.stringify(structured)}`);
+  }
+  const budget = options.maxTurns ?? spec.maxTurns;
+  if (!(budget >= 1)) throw new RangeError("maxTurns must be at least 1");
+  let request = firstRequest(spec, values, options.fieldDescriptions ?? {});
+  if (structured === "tool") request = asTool(request, spec);
+  const turns: Turn[] = [];
+  const usage: Record<string, number> = {};
+  let errors: Issue[] = [];
+  for (let turn = 0; turn < budget; turn++) {
+    const reply = readReply(await llm(request));
+    addUsage(usage, reply.tokens);
+    const text = answerText(reply, structured);
+    let parsed: ParseResult<T>;
+    try {
+      parsed = parse(text);
+    } catch (e) {
+      if (!(e instanceof ReplyError || e instanceof ValidationError)) throw e;
+      errors = errorList(e);
+      turns.push({ request, reply, errors, repairs: [] });
+      const feedback = render(spec.retry ?? "", retryValues(text, errors));
+      const messages: Message[] = [
+        ...request.messages,
+        { role: "assistant", content: text },
+        { role: "user", content: feedback },
+      ];
+      request = { ...request, messages };
+      continue;
+    }
+    turns.push({ request, reply, errors: [], repairs: [...parsed.repairs] });
+    return { return: parsed.value, turns, usage, fail: null, fieldDescriptions: { ...spec.descriptions } };
+  }
+  const failed: Step<null> = {
+    return: null,
+    turns,
+    usage,
+    fail: { reason: "no valid answer", errors },
+    fieldDescriptions: {},
+  };
+  throw new JsonEnforcementError(spec.name, failed);
+}
+
+/** Text mode: one call, the reply as it is, no parsing and no retries. */
+export async function runText(spec: Spec, values: unknown, llm: Llm, options: TextOptions = {}): Promise<Step<string>> {
+  const request = firstRequest(spec, values, options.fieldDescriptions ?? {});
+  const reply = readReply(await llm(request));
+  const turn: Turn = { request, reply, errors: [], repairs: [] };
+  return { return: reply.content ?? "", turns: [turn], usage: { ...reply.tokens }, fail: null, fieldDescriptions: {} };
+}
+
+/** The first request for a signature, for runtimes that run the loop themselves. */
+export function buildRequest(spec: Spec, values: unknown): Request {
+  return firstRequest(spec, values, {});
+}
+
+/** The next pipeline step's arguments from this step's result (seed 000's piping): each
+ * param the output has a field for, by name. */
+export function pipeArgs(step: Step<unknown>, params: readonly string[]): Record<string, unknown> {
+  const value = step.return;
+  if (!isMap(value)) throw new TypeError("a pipeline step's output must be an object to feed the next step");
+  const out: Record<string, unknown> = {};
+  for (const name of params) if (hasOwn(value, name)) put(out, name, value[name]);
+  return out;
+}
+
+/** A pipeline's result: the last step's value, every step's turns, the summed usage. */
+export function chain<T>(steps: Step<unknown>[], last: Step<T>): Step<T> {
+  const usage: Record<string, number> = {};
+  const turns: Turn[] = [];
+  for (const step of [...steps, last]) {
+    addUsage(usage, step.usage);
+    turns.push(...step.turns);
+  }
+  return { return: last.return, turns, usage, fail: null, fieldDescriptions: { ...last.fieldDescriptions } };
+}

@@ -1,0 +1,42 @@
+## The signatures of the shared case table (tests/cases/shared/cases.json), which runs against
+## both the Python and the TypeScript output so the two runtimes cannot drift apart.
+
+type Label = "low" | "medium" | "high"
+
+type Tree = {value :int, children [Tree] = []}
+
+signature sentiment(text :string) -> {
+  sentiment "positive" | "negative" | "neutral",
+  score :float @clamp(0, 1)
+}
+
+signature counts() -> {count :int, ok :bool, ratio :float?}
+
+signature items() -> [{name :string, price :float @min(0), tags [:string] = []}]
+
+signature nested() -> {a {b :int, c :int}, d :string?}
+
+signature defaults() -> {
+  label Label = "low" @fallback,
+  size :int = 3,
+  note :string?,
+  when :datetime?,
+  code :string? @pattern("^[A-Z]{2}-[0-9]+$") @max_length(8)
+}
+
+signature open_map() -> {a :int, ...}
+
+signature tree() -> Tree
+
+signature mixed() -> {value :int | :string | :bool, kind "a" | "b" | 1}
+
+signature flags(first-name :string, max_items :int = 5) -> {
+  first-name :string,
+  is_ok :bool
+}
+
+signature limits() -> {tags [:string] @min_items(1) @max_items(2), word :string @min_length(2)}
+
+signature raw() -> {data :map, anything :any}
+
+signature literal_float() -> {x 1.5 | 2.0}

@@ -1,0 +1,176 @@
+"""One table of cases (tests/cases/shared/cases.json) against both runtimes.
+
+cases.sig is compiled to the python and typescript targets; every case (a reply to parse, a
+value to validate, arguments to check, or a scripted client run) must give the table's
+expected value, repairs and errors in the generated Python package and, compiled by `tsc
+--strict`, in Node. So the TypeScript output cannot drift from the Python one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import ROOT, run_cli
+from sigspec.emit.python.client import kwarg
+from sigspec.emit.python.names import suffix
+
+SHARED = ROOT / "tests" / "cases" / "shared"
+NODE = ROOT / "tests" / "node"
+TSC = NODE / "node_modules" / ".bin" / "tsc"
+CASES: list[dict[str, Any]] = json.loads((SHARED / "cases.json").read_text("utf-8"))["cases"]
+TSCONFIG = {
+    "compilerOptions": {
+        "strict": True,
+        "target": "es2022",
+        "module": "nodenext",
+        "moduleResolution": "nodenext",
+        "rootDir": "typescript",
+        "outDir": "js",
+        "noEmitOnError": True,
+        "lib": ["es2022"],
+        "types": [],
+        # What demanding projects turn on; generated code must compile under them too.
+        "noUncheckedIndexedAccess": True,
+        "exactOptionalPropertyTypes": True,
+        "noUnusedLocals": True,
+        "noUnusedParameters": True,
+        "noImplicitReturns": True,
+        "noPropertyAccessFromIndexSignature": True,
+        "verbatimModuleSyntax": True,
+    },
+    "include": ["typescript/*.ts"],
+}
+
+
+def _ids() -> list[str]:
+    return [f"{i}-{c['kind']}-{c['signature']}-{c['note']}" for i, c in enumerate(CASES)]
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("shared") / "build"
+    args = ["--target", "python", "--target", "typescript"]
+    result = run_cli("compile", "cases.sig", "-o", str(out), *args, cwd=SHARED)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+# ---- Python ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def python_modules(build: Path) -> Iterator[tuple[Any, Any]]:
+    sys.path.insert(0, str(build / "python"))
+    try:
+        yield (
+            importlib.import_module("signatures.cases"),
+            importlib.import_module("signatures.client.cases"),
+        )
+    finally:
+        sys.path.remove(str(build / "python"))
+        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
+            del sys.modules[name]
+
+
+def _pairs(items: Any) -> list[list[str]]:
+    return [list(item) for item in items]
+
+
+def python_result(case: dict[str, Any], validators: Any, clients: Any) -> dict[str, Any]:
+    name = suffix(case["signature"])
+    try:
+        if case["kind"] == "parse":
+            parsed = getattr(validators, f"parse_{name}")(case["input"])
+            return {"value": parsed.value, "repairs": _pairs(parsed.repairs)}
+        if case["kind"] == "validate":
+            return {"value": getattr(validators, f"validate_{name}")(case["input"])}
+        if case["kind"] == "validate_input":
+            return {"value": getattr(validators, f"validate_{name}_input")(case["input"])}
+    except validators.ReplyError as exc:
+        return {"error": "ReplyError", "reason": exc.reason, "errors": _pairs(exc.errors)}
+    except validators.ValidationError as exc:
+        return {"error": "ValidationError", "errors": _pairs(exc.errors)}
+    return _python_client(case, clients)
+
+
+def _turns(turns: Any) -> list[dict[str, Any]]:
+    keys = ("system", "messages", "tools", "tool_choice")
+    return [
+        {
+            "request": {k: t.request[k] for k in keys},
+            "errors": _pairs(t.errors),
+            "repairs": _pairs(t.repairs),
+        }
+        for t in turns
+    ]
+
+
+def _python_client(case: dict[str, Any], clients: Any) -> dict[str, Any]:
+    replies = list(case["replies"])
+    function = getattr(clients, kwarg(case["signature"]))
+    options = {"max_turns": case["max_turns"]} if "max_turns" in case else {}
+    if "structured" in case:
+        options["structured"] = case["structured"]
+    args = {kwarg(k): v for k, v in case["input"].items()}
+    try:
+        step = function(**args, llm=lambda request: replies.pop(0), **options)
+    except clients.JsonEnforcementError as exc:
+        return {
+            "error": "JsonEnforcementError",
+            "message": str(exc),
+            "turns": _turns(exc.step.turns),
+        }
+    value = step.return_.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return {"value": value, "turns": _turns(step.turns), "usage": step.usage}
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids())
+def test_python(case: dict[str, Any], python_modules: tuple[Any, Any]) -> None:
+    assert python_result(case, *python_modules) == case["expect"]
+
+
+# ---- TypeScript --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def node_results(build: Path) -> list[dict[str, Any]]:
+    if shutil.which("node") is None or not TSC.exists():
+        pytest.fail("Node and tests/node's packages are needed: npm ci --prefix tests/node")
+    (build / "tsconfig.json").write_text(json.dumps(TSCONFIG), "utf-8")
+    (build / "package.json").write_text('{"type": "module"}', "utf-8")
+    compiled = subprocess.run(
+        [str(TSC), "-p", str(build)], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    run = subprocess.run(
+        ["node", str(NODE / "shared_cases.mjs"), str(build / "js" / "cases.js")],
+        input=json.dumps(CASES),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    results: list[dict[str, Any]] = json.loads(run.stdout)
+    return results
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=_ids())
+def test_typescript(index: int, node_results: list[dict[str, Any]]) -> None:
+    assert node_results[index] == CASES[index]["expect"]
+
+
+def test_table_covers_every_kind_and_outcome() -> None:
+    kinds = {c["kind"] for c in CASES}
+    assert kinds == {"parse", "validate", "validate_input", "client"}
+    outcomes = {c["expect"].get("error", "value") for c in CASES}
+    assert outcomes == {"value", "ReplyError", "ValidationError", "JsonEnforcementError"}
