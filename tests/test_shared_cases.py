@@ -20,8 +20,12 @@ from typing import Any
 import pytest
 
 from conftest import ROOT, run_cli
+from sigspec import load
+from sigspec.emit.base import source_of
 from sigspec.emit.python.client import kwarg
 from sigspec.emit.python.names import suffix
+from sigspec.emit.typescript import project_names
+from sigspec.semantics.ir import fold
 
 SHARED = ROOT / "tests" / "cases" / "shared"
 NODE = ROOT / "tests" / "node"
@@ -141,6 +145,17 @@ def test_python(case: dict[str, Any], python_modules: tuple[Any, Any]) -> None:
 # ---- TypeScript --------------------------------------------------------------------------
 
 
+def typescript_names() -> dict[str, dict[str, str]]:
+    """Each signature's exported function names, as the emitter decides them."""
+    loaded = load([SHARED / "cases.sig"])
+    names = project_names(loaded.project, [source_of(s) for s in loaded.project.signatures])
+    keys = ("client", "validate", "validate_input", "parse")
+    return {
+        sig.name: {k: getattr(names.sigs[fold(sig.name)], k) for k in keys}
+        for sig in loaded.project.signatures
+    }
+
+
 @pytest.fixture(scope="module")
 def node_results(build: Path) -> list[dict[str, Any]]:
     if shutil.which("node") is None or not TSC.exists():
@@ -153,7 +168,7 @@ def node_results(build: Path) -> list[dict[str, Any]]:
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     run = subprocess.run(
         ["node", str(NODE / "shared_cases.mjs"), str(build / "js" / "cases.js")],
-        input=json.dumps(CASES),
+        input=json.dumps({"cases": CASES, "names": typescript_names()}),
         capture_output=True,
         text=True,
         check=False,

@@ -7,10 +7,8 @@ import { pathToFileURL } from "node:url";
 const modulePath = process.argv[2];
 const mod = await import(pathToFileURL(modulePath).href);
 const rt = await import(pathToFileURL(join(dirname(modulePath), "_runtime.js")).href);
-const cases = JSON.parse(readFileSync(0, "utf-8"));
-
-const ident = (name) => name.replaceAll("-", "_");
-const stem = (name) => ident(name).charAt(0).toUpperCase() + ident(name).slice(1);
+// {cases, names}: names maps each signature to its exported functions (the emitter decides).
+const { cases, names } = JSON.parse(readFileSync(0, "utf-8"));
 
 function turns(list) {
   return list.map((t) => ({
@@ -31,7 +29,7 @@ async function client(c) {
   if ("max_turns" in c) options.maxTurns = c.max_turns;
   if ("structured" in c) options.structured = c.structured;
   try {
-    const step = await mod[ident(c.signature)](c.input, () => replies.shift(), options);
+    const step = await mod[names[c.signature].client](c.input, () => replies.shift(), options);
     return { value: step.return, turns: turns(step.turns), usage: step.usage };
   } catch (e) {
     if (!(e instanceof rt.JsonEnforcementError)) throw e;
@@ -41,12 +39,13 @@ async function client(c) {
 
 async function run(c) {
   try {
+    const fn = names[c.signature];
     if (c.kind === "parse") {
-      const parsed = mod[`parse${stem(c.signature)}`](c.input);
+      const parsed = mod[fn.parse](c.input);
       return { value: parsed.value, repairs: parsed.repairs };
     }
-    if (c.kind === "validate") return { value: mod[`validate${stem(c.signature)}`](c.input) };
-    if (c.kind === "validate_input") return { value: mod[`validate${stem(c.signature)}Input`](c.input) };
+    if (c.kind === "validate") return { value: mod[fn.validate](c.input) };
+    if (c.kind === "validate_input") return { value: mod[fn.validate_input](c.input) };
   } catch (e) {
     if (e instanceof rt.ReplyError) return { error: "ReplyError", reason: e.reason, errors: e.errors };
     if (e instanceof rt.ValidationError) return { error: "ValidationError", errors: e.errors };

@@ -28,7 +28,7 @@ from sigspec.emit.python.descriptors import input_descriptor, output_descriptor,
 from sigspec.emit.python.models import ModelNames, model_names
 from sigspec.emit.python.names import module_names, suffix
 from sigspec.emit.templating import environment, render
-from sigspec.emit.typescript.names import Namer, ident, upper_first
+from sigspec.emit.typescript.names import Namer, camel, ident
 from sigspec.emit.typescript.types import TypeWriter, doc_comment
 from sigspec.semantics import ir
 from sigspec.semantics.types import deref, referenced_names
@@ -86,7 +86,7 @@ class Names:
     pipelines: dict[str, str] = field(default_factory=dict)  # pipeline name → function
 
 
-def _names(project: ir.Project, sources: list[str]) -> Names:
+def project_names(project: ir.Project, sources: list[str]) -> Names:
     modules = module_names(sources)
     type_namer = Namer()
     types = {name: type_namer.take(ident(name)) for name in project.types}
@@ -99,12 +99,14 @@ def _names(project: ir.Project, sources: list[str]) -> Names:
     for source in sources:
         values = Namer()
         sigs = [s for s in project.signatures if source_of(s) == source]
-        clients = {s.name: values.take(ident(s.name)) for s in sigs}
+        # Client functions first, so that they keep the plainest names: `act_on_sentiment`
+        # becomes `actOnSentiment`, with `validateActOnSentiment` and `parseActOnSentiment`.
+        clients = {s.name: values.take(camel(s.name)) for s in sigs}
         for p in project.pipelines:
             if source_of(p) == source:
-                names.pipelines[p.name] = values.take(ident(p.name))
+                names.pipelines[p.name] = values.take(camel(p.name))
         for sig in sigs:
-            stem = upper_first(sig.name)
+            stem = io[sig.name].input.removesuffix("Input")
             names.sigs[ir.fold(sig.name)] = SigNames(
                 modules[source],
                 clients[sig.name],
@@ -293,7 +295,7 @@ class TypeScriptEmitter:
             *project.pipelines,
         ]
         sources = sorted({source_of(d) for d in decls})
-        names = _names(project, sources)
+        names = project_names(project, sources)
         env = environment()
         files = [Artifact("typescript/_runtime.ts", runtime_source(), "")]
         for source in sources:

@@ -94,9 +94,13 @@ def ident(name: str) -> str:
     return f"{text}_" if text in RESERVED else text
 
 
-def upper_first(name: str) -> str:
-    text = ident(name).rstrip("_") or "_"
-    return text[0].upper() + text[1:]
+def camel(name: str) -> str:
+    """`act_on_sentiment` / `act-on-sentiment` as `actOnSentiment` (leading `_` kept)."""
+    text = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    lead = len(text) - len(text.lstrip("_"))
+    head, *rest = text[lead:].split("_")
+    out = "_" * lead + head + "".join(part[:1].upper() + part[1:] for part in rest)
+    return f"_{out}" if not out or out[0].isdigit() else out
 
 
 class Namer:

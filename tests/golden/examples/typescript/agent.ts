@@ -47,17 +47,17 @@ const $OUT_agent_step = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"reasoning\",\"rea
 const $IN_agent_step = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"query\",\"query\",[\"str\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `agent_step`, normalised; `ValidationError` lists every error. */
-export function validateAgent_step(value: unknown): AgentStepOutput {
+export function validateAgentStep(value: unknown): AgentStepOutput {
   return $rt.validate($OUT_agent_step(), value, $TYPES()) as AgentStepOutput;
 }
 
 /** The arguments of `agent_step` (an open map), normalised. */
-export function validateAgent_stepInput(value: unknown): AgentStepInput {
+export function validateAgentStepInput(value: unknown): AgentStepInput {
   return $rt.validate($IN_agent_step(), value, $TYPES()) as AgentStepInput;
 }
 
 /** The answer to `agent_step` in a raw reply, with every repair applied. */
-export function parseAgent_step(text: string): $rt.ParseResult<AgentStepOutput> {
+export function parseAgentStep(text: string): $rt.ParseResult<AgentStepOutput> {
   return $rt.parseReply(text, $OUT_agent_step(), $TYPES()) as $rt.ParseResult<AgentStepOutput>;
 }
 
@@ -74,10 +74,10 @@ const $SPEC_agent_step: $rt.Spec = {
 };
 
 /** One step of a recursive agent; never fails on a bad field. */
-export async function agent_step(
+export async function agentStep(
   args: AgentStepInput,
   llm: $rt.Llm,
   options: $rt.JsonOptions = {},
 ): Promise<$rt.Step<AgentStepOutput>> {
-  return $rt.runJson($SPEC_agent_step, validateAgent_stepInput(args), llm, parseAgent_step, options);
+  return $rt.runJson($SPEC_agent_step, validateAgentStepInput(args), llm, parseAgentStep, options);
 }

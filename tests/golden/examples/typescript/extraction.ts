@@ -58,17 +58,17 @@ const $OUT_read_invoice = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"invoice_number\
 const $IN_read_invoice = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"document\",\"document\",[\"str\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `extract_products`, normalised; `ValidationError` lists every error. */
-export function validateExtract_products(value: unknown): ExtractProductsOutput {
+export function validateExtractProducts(value: unknown): ExtractProductsOutput {
   return $rt.validate($OUT_extract_products(), value, $TYPES()) as ExtractProductsOutput;
 }
 
 /** The arguments of `extract_products` (an open map), normalised. */
-export function validateExtract_productsInput(value: unknown): ExtractProductsInput {
+export function validateExtractProductsInput(value: unknown): ExtractProductsInput {
   return $rt.validate($IN_extract_products(), value, $TYPES()) as ExtractProductsInput;
 }
 
 /** The answer to `extract_products` in a raw reply, with every repair applied. */
-export function parseExtract_products(text: string): $rt.ParseResult<ExtractProductsOutput> {
+export function parseExtractProducts(text: string): $rt.ParseResult<ExtractProductsOutput> {
   return $rt.parseReply(text, $OUT_extract_products(), $TYPES()) as $rt.ParseResult<ExtractProductsOutput>;
 }
 
@@ -85,26 +85,26 @@ const $SPEC_extract_products: $rt.Spec = {
 };
 
 /** Extract the products mentioned in an article. */
-export async function extract_products(
+export async function extractProducts(
   args: ExtractProductsInput,
   llm: $rt.Llm,
   options: $rt.JsonOptions = {},
 ): Promise<$rt.Step<ExtractProductsOutput>> {
-  return $rt.runJson($SPEC_extract_products, validateExtract_productsInput(args), llm, parseExtract_products, options);
+  return $rt.runJson($SPEC_extract_products, validateExtractProductsInput(args), llm, parseExtractProducts, options);
 }
 
 /** The output of `read_invoice`, normalised; `ValidationError` lists every error. */
-export function validateRead_invoice(value: unknown): ReadInvoiceOutput {
+export function validateReadInvoice(value: unknown): ReadInvoiceOutput {
   return $rt.validate($OUT_read_invoice(), value, $TYPES()) as ReadInvoiceOutput;
 }
 
 /** The arguments of `read_invoice` (an open map), normalised. */
-export function validateRead_invoiceInput(value: unknown): ReadInvoiceInput {
+export function validateReadInvoiceInput(value: unknown): ReadInvoiceInput {
   return $rt.validate($IN_read_invoice(), value, $TYPES()) as ReadInvoiceInput;
 }
 
 /** The answer to `read_invoice` in a raw reply, with every repair applied. */
-export function parseRead_invoice(text: string): $rt.ParseResult<ReadInvoiceOutput> {
+export function parseReadInvoice(text: string): $rt.ParseResult<ReadInvoiceOutput> {
   return $rt.parseReply(text, $OUT_read_invoice(), $TYPES()) as $rt.ParseResult<ReadInvoiceOutput>;
 }
 
@@ -121,10 +121,10 @@ const $SPEC_read_invoice: $rt.Spec = {
 };
 
 /** Read the fields of an invoice. */
-export async function read_invoice(
+export async function readInvoice(
   args: ReadInvoiceInput,
   llm: $rt.Llm,
   options: $rt.JsonOptions = {},
 ): Promise<$rt.Step<ReadInvoiceOutput>> {
-  return $rt.runJson($SPEC_read_invoice, validateRead_invoiceInput(args), llm, parseRead_invoice, options);
+  return $rt.runJson($SPEC_read_invoice, validateReadInvoiceInput(args), llm, parseReadInvoice, options);
 }

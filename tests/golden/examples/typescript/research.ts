@@ -45,17 +45,17 @@ const $OUT_research = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"summary\",\"summary
 const $IN_research = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"topic\",\"topic\",[\"str\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `rank_results`, normalised; `ValidationError` lists every error. */
-export function validateRank_results(value: unknown): RankResultsOutput {
+export function validateRankResults(value: unknown): RankResultsOutput {
   return $rt.validate($OUT_rank_results(), value, $TYPES()) as RankResultsOutput;
 }
 
 /** The arguments of `rank_results` (an open map), normalised. */
-export function validateRank_resultsInput(value: unknown): RankResultsInput {
+export function validateRankResultsInput(value: unknown): RankResultsInput {
   return $rt.validate($IN_rank_results(), value, $TYPES()) as RankResultsInput;
 }
 
 /** The answer to `rank_results` in a raw reply, with every repair applied. */
-export function parseRank_results(text: string): $rt.ParseResult<RankResultsOutput> {
+export function parseRankResults(text: string): $rt.ParseResult<RankResultsOutput> {
   return $rt.parseReply(text, $OUT_rank_results(), $TYPES()) as $rt.ParseResult<RankResultsOutput>;
 }
 
@@ -72,12 +72,12 @@ const $SPEC_rank_results: $rt.Spec = {
 };
 
 /** Rank search results for a query. */
-export async function rank_results(
+export async function rankResults(
   args: RankResultsInput,
   llm: $rt.Llm,
   options: $rt.JsonOptions = {},
 ): Promise<$rt.Step<RankResultsOutput>> {
-  return $rt.runJson($SPEC_rank_results, validateRank_resultsInput(args), llm, parseRank_results, options);
+  return $rt.runJson($SPEC_rank_results, validateRankResultsInput(args), llm, parseRankResults, options);
 }
 
 /** The output of `research`, normalised; `ValidationError` lists every error. */

@@ -85,17 +85,17 @@ export async function classify(
 }
 
 /** The output of `act_on_sentiment`, normalised; `ValidationError` lists every error. */
-export function validateAct_on_sentiment(value: unknown): ActOnSentimentOutput {
+export function validateActOnSentiment(value: unknown): ActOnSentimentOutput {
   return $rt.validate($OUT_act_on_sentiment(), value, $TYPES()) as ActOnSentimentOutput;
 }
 
 /** The arguments of `act_on_sentiment` (an open map), normalised. */
-export function validateAct_on_sentimentInput(value: unknown): ActOnSentimentInput {
+export function validateActOnSentimentInput(value: unknown): ActOnSentimentInput {
   return $rt.validate($IN_act_on_sentiment(), value, $TYPES()) as ActOnSentimentInput;
 }
 
 /** The answer to `act_on_sentiment` in a raw reply, with every repair applied. */
-export function parseAct_on_sentiment(text: string): $rt.ParseResult<ActOnSentimentOutput> {
+export function parseActOnSentiment(text: string): $rt.ParseResult<ActOnSentimentOutput> {
   return $rt.parseReply(text, $OUT_act_on_sentiment(), $TYPES()) as $rt.ParseResult<ActOnSentimentOutput>;
 }
 
@@ -112,12 +112,12 @@ const $SPEC_act_on_sentiment: $rt.Spec = {
 };
 
 /** Decide what support should do about a classified review. */
-export async function act_on_sentiment(
+export async function actOnSentiment(
   args: ActOnSentimentInput,
   llm: $rt.Llm,
   options: $rt.JsonOptions = {},
 ): Promise<$rt.Step<ActOnSentimentOutput>> {
-  return $rt.runJson($SPEC_act_on_sentiment, validateAct_on_sentimentInput(args), llm, parseAct_on_sentiment, options);
+  return $rt.runJson($SPEC_act_on_sentiment, validateActOnSentimentInput(args), llm, parseActOnSentiment, options);
 }
 
 /** Classify a review, then decide the follow-up. */
@@ -127,7 +127,7 @@ export async function triage(
   options: { maxTurns?: number } = {},
 ): Promise<$rt.Step<ActOnSentimentOutput>> {
   const step0 = await classify(args, llm, { maxTurns: options.maxTurns });
-  const step1 = await act_on_sentiment(
+  const step1 = await actOnSentiment(
     $rt.pipeArgs(step0, ["sentiment", "score"]) as ActOnSentimentInput,
     llm,
     { maxTurns: options.maxTurns, fieldDescriptions: step0.fieldDescriptions },
