@@ -133,7 +133,9 @@ def _python_client(case: dict[str, Any], clients: Any) -> dict[str, Any]:
             "message": str(exc),
             "turns": _turns(exc.step.turns),
         }
-    value = step.return_.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    value = step.return_
+    if not isinstance(value, str):  # text mode returns the reply as it is
+        value = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     return {"value": value, "turns": _turns(step.turns), "usage": step.usage}
 
 

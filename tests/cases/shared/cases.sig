@@ -40,3 +40,16 @@ signature limits() -> {tags [:string] @min_items(1) @max_items(2), word :string 
 signature raw() -> {data :map, anything :any}
 
 signature literal_float() -> {x 1.5 | 2.0}
+
+## Text mode, and a prompt using every Mustache feature the templates allow.
+@output(text)
+@prompt("""Items:
+{{#items}}
+- {{name}} x{{n}}{{#tags}} #{{.}}{{/tags}}
+{{/items}}
+{{^items}}
+(none)
+{{/items}}
+Flag: {{flag}}, score {{score}}, meta {{meta.owner}}, raw {{{meta}}}
+""")
+signature listing(items [{name :string, n :int, tags [:string] = []}], flag :bool, score :float, meta {owner :string?, ids [:int] = []}) -> :string
