@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -551,6 +549,9 @@ class OpenAICompatible:
         headers = {"Content-Type": "application/json", **self.headers}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        import urllib.error  # here, not at the top: it costs ~20 ms to import
+        import urllib.request
+
         body = json.dumps(payload).encode("utf-8")
         message = urllib.request.Request(url, data=body, headers=headers, method="POST")
         try:

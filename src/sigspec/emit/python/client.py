@@ -49,7 +49,17 @@ def kwarg(name: str) -> str:
 
 # Module-level names of a client module that a function name must not shadow.
 _MODULE_NAMES = frozenset(
-    {"Any", "JsonEnforcementError", "Literal", "Llm", "Mapping", "Request", "Step", "annotations"}
+    {
+        "Any",
+        "JsonEnforcementError",
+        "Literal",
+        "Llm",
+        "Mapping",
+        "Request",
+        "Step",
+        "TYPE_CHECKING",
+        "annotations",
+    }
 )
 
 
@@ -164,6 +174,24 @@ def _descriptions(sig: ir.Signature, project: ir.Project) -> dict[str, str]:
     return {f.name: f.description for f in target.fields if f.description}
 
 
+# The fragment entries the runtime's payload helpers read; the rest (vLLM's, Gemini's OpenAPI
+# form) stay in the providers target, so each client module carries less.
+_USED = {
+    "openai": ("wrapped", "request", "tool_request"),
+    "anthropic": ("wrapped", "request", "tool_request"),
+    "gemini": ("wrapped", "request"),
+    "ollama": ("wrapped", "request"),
+}
+
+
+def _used(entries: dict[str, Any]) -> dict[str, Any]:
+    return {
+        provider: {k: v for k, v in entry.items() if k in _USED[provider]}
+        for provider, entry in entries.items()
+        if provider in _USED
+    }
+
+
 def spec(
     sig: ir.Signature,
     project: ir.Project,
@@ -175,7 +203,7 @@ def spec(
     first use so that importing a client module stays cheap)."""
     texts = prompt_texts(sig, project, env)
     schema = output_schema(sig, project) if sig.mode == "json" else None
-    frags = fragments(sig) if sig.mode == "json" else None
+    frags = _used(fragments(sig)) if sig.mode == "json" else None
     fields = {
         "name": repr(sig.name),
         "mode": repr(sig.mode),

@@ -9,12 +9,16 @@ Each function validates its arguments, builds the prompt from the compiled templ
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .. import research as _v
 from .. import _client
 from .._client import JsonEnforcementError, Llm, Request, Step
-from ..models import research as _m_research
+
+# The validators and the Pydantic models load on a function's first call, so that importing
+# this module costs little more than its string constants; the annotations name them lazily.
+if TYPE_CHECKING:
+    from .. import research as _v
+    from ..models import research as _m_research
 
 
 _SPEC_rank_results = _client.Spec(
@@ -26,7 +30,7 @@ _SPEC_rank_results = _client.Spec(
     schema_json='{"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false}}',
     max_turns=5,
     doc='Rank search results for a query.',
-    fragments_json='{"openai": {"wrapped": "items", "request": {"response_format": {"type": "json_schema", "json_schema": {"name": "rank_results", "strict": true, "schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}}}, "tool_request": {"tools": [{"type": "function", "function": {"name": "rank_results", "description": "Rank search results for a query.", "strict": true, "parameters": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}}], "tool_choice": {"type": "function", "function": {"name": "rank_results"}}, "parallel_tool_calls": false}}, "anthropic": {"wrapped": "items", "request": {"output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "description": "Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}}}, "tool_request": {"tools": [{"name": "rank_results", "description": "Rank search results for a query.", "strict": true, "input_schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "description": "Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}], "tool_choice": {"type": "tool", "name": "rank_results"}}}, "gemini": {"wrapped": null, "request": {"generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false, "propertyOrdering": ["title", "url", "score"]}}}}, "openapi_request": {"generationConfig": {"responseMimeType": "application/json", "responseSchema": {"type": "ARRAY", "items": {"type": "OBJECT", "properties": {"title": {"type": "STRING"}, "url": {"type": "STRING"}, "score": {"type": "NUMBER", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false, "propertyOrdering": ["title", "url", "score"]}}}}}, "ollama": {"wrapped": null, "request": {"format": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "description": "Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}}, "vllm": {"wrapped": null, "request": {"structured_outputs": {"json": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}}}}',
+    fragments_json='{"openai": {"wrapped": "items", "request": {"response_format": {"type": "json_schema", "json_schema": {"name": "rank_results", "strict": true, "schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}}}, "tool_request": {"tools": [{"type": "function", "function": {"name": "rank_results", "description": "Rank search results for a query.", "strict": true, "parameters": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}}], "tool_choice": {"type": "function", "function": {"name": "rank_results"}}, "parallel_tool_calls": false}}, "anthropic": {"wrapped": "items", "request": {"output_config": {"format": {"type": "json_schema", "schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "description": "Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}}}, "tool_request": {"tools": [{"name": "rank_results", "description": "Rank search results for a query.", "strict": true, "input_schema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "description": "Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}, "required": ["items"], "additionalProperties": false}}], "tool_choice": {"type": "tool", "name": "rank_results"}}}, "gemini": {"wrapped": null, "request": {"generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "Relevance from 0.0 to 1.0"}}, "required": ["title", "url", "score"], "additionalProperties": false, "propertyOrdering": ["title", "url", "score"]}}}}}, "ollama": {"wrapped": null, "request": {"format": {"type": "array", "items": {"type": "object", "properties": {"title": {"type": "string"}, "url": {"type": "string"}, "score": {"type": "number", "description": "Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"}}, "required": ["title", "url", "score"], "additionalProperties": false}}}}}',
     descriptions={},
 )
 
@@ -41,6 +45,9 @@ def rank_results(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_research.RankResultsOutput]:
     'Rank search results for a query.'
+    from .. import research as _v
+    from ..models import research as _m_research
+
     values = _v.validate_rank_results_input(_client.plain({'query': query, 'results': results}))
     return _client.run_json(
         _SPEC_rank_results,
@@ -73,12 +80,17 @@ def build_research_request(
     topic: str,
 ) -> Request:
     """The first request of this PTC-Lisp signature; the program runs elsewhere."""
+    from .. import research as _v
+
     values = _v.validate_research_input(_client.plain({'topic': topic}))
     return _client.build_request(_SPEC_research, values)
 
 
 def validate_research_output(value: Any) -> _m_research.ResearchOutput:
     """The program's result, checked by the generated validator and typed."""
+    from .. import research as _v
+    from ..models import research as _m_research
+
     return _m_research.ResearchOutput.model_validate(_v.validate_research(value))
 
 

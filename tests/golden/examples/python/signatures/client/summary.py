@@ -9,12 +9,16 @@ Each function validates its arguments, builds the prompt from the compiled templ
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .. import summary as _v
 from .. import _client
 from .._client import JsonEnforcementError, Llm, Request, Step
-from ..models import summary as _m_summary
+
+# The validators and the Pydantic models load on a function's first call, so that importing
+# this module costs little more than its string constants; the annotations name them lazily.
+if TYPE_CHECKING:
+    from .. import summary as _v
+    from ..models import summary as _m_summary
 
 
 _SPEC_summarize = _client.Spec(
@@ -41,6 +45,8 @@ def summarize(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[str]:
     'Summarise a document for a given audience.'
+    from .. import summary as _v
+
     values = _v.validate_summarize_input(_client.plain({'document': document, 'audience': audience, 'max_words': max_words, 'focus': focus}))
     return _client.run_text(_SPEC_summarize, values, llm, field_descriptions)
 
