@@ -260,7 +260,8 @@ def test_forced_tool_round_trip(
     choice = payload["tool_choice"]
     assert choice.get("function", choice)["name"] == "respond"
     # The compiled fragment itself is shared and must not have been renamed.
-    assert '"name": "classify"' in pkg["sentiment"]._SPEC_classify.fragments_json
+    compiled = pkg["sentiment"]._SPEC_classify.fragments[provider]["tool_request"]
+    assert compiled["tools"][0].get("function", compiled["tools"][0])["name"] == "classify"
 
 
 # -- the OpenAI-compatible HTTP callback -------------------------------------------------------

@@ -158,11 +158,13 @@ def _typed(
             for p in project.pipelines
             if source_of(p) == source and all(views[ir.fold(s)].mode != "ptc_lisp" for s in p.steps)
         ]
+        shared, specs = client.specs(by_source[source], project, env, fragments)
         module = client.client_module(
             source=source,
             module=names[source],
             views=[views[ir.fold(s.name)] for s in by_source[source]],
-            specs=[client.spec(s, project, env, fragments) for s in by_source[source]],
+            specs=specs,
+            shared=shared,
             pipelines=pipelines,
             env=env,
         )

@@ -9,7 +9,6 @@ nothing in a signature can become code.
 
 from __future__ import annotations
 
-import json
 import keyword
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.prompts import prompt_texts
 from sigspec.emit.python.models import ModelNames
 from sigspec.emit.python.names import suffix
+from sigspec.emit.python.shared import SharedJson, packed_text
 from sigspec.emit.templating import render
 from sigspec.semantics import ir
 from sigspec.semantics.types import deref
@@ -66,7 +66,7 @@ _MODULE_NAMES = frozenset(
 def function_name(name: str) -> str:
     """A signature's or pipeline's client function name, clear of the module's own names."""
     text = kwarg(name)
-    private = text.startswith(("_v", "_client", "_m_", "_c_", "_SPEC_"))
+    private = text.startswith(("_v", "_client", "_m_", "_c_", "_SPEC_", "_SHARED"))
     return f"{text}_" if text in _MODULE_NAMES or private else text
 
 
@@ -192,32 +192,42 @@ def _used(entries: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def spec(
-    sig: ir.Signature,
+def specs(
+    sigs: list[ir.Signature],
     project: ir.Project,
     env: jinja2.Environment,
     fragments: Callable[[ir.Signature], dict[str, Any]],
-) -> str:
-    """The `_client.Spec(...)` expression for a signature: compiled prompts, schema and
-    provider fragments, each a `repr` literal (schema and fragments as JSON text, decoded on
-    first use so that importing a client module stays cheap)."""
-    texts = prompt_texts(sig, project, env)
-    schema = output_schema(sig, project) if sig.mode == "json" else None
-    frags = _used(fragments(sig)) if sig.mode == "json" else None
-    fields = {
-        "name": repr(sig.name),
-        "mode": repr(sig.mode),
-        "system": repr(texts.get("system")),
-        "user": repr(texts["user"]),
-        "retry": repr(texts.get("retry")),
-        "schema_json": repr(json.dumps(schema, ensure_ascii=False) if schema else None),
-        "max_turns": repr(sig.max_turns),
-        "doc": repr(sig.doc or ""),
-        "fragments_json": repr(json.dumps(frags, ensure_ascii=False) if frags else None),
-        "descriptions": repr(_descriptions(sig, project)),
-    }
-    body = "".join(f"\n    {k}={v}," for k, v in fields.items())
-    return f"_client.Spec({body}\n)"
+) -> tuple[str | None, list[str]]:
+    """The shared JSON table of one module (or None) and each signature's `_client.Spec(...)`
+    expression: compiled prompts, schema and provider fragments as `repr` literals (schema and
+    fragments as packed JSON text, decoded on first use so that importing stays cheap)."""
+    schemas = [output_schema(sig, project) if sig.mode == "json" else None for sig in sigs]
+    frags = [_used(fragments(sig)) if sig.mode == "json" else None for sig in sigs]
+    shared = SharedJson([d for d in (*schemas, *frags) if d])
+    packed = [
+        (shared.pack(schema) if schema else None, shared.pack(frag) if frag else None)
+        for schema, frag in zip(schemas, frags, strict=True)
+    ]
+    table = shared.table() if shared.entries else None
+    out = []
+    for sig, (schema, frag) in zip(sigs, packed, strict=True):
+        texts = prompt_texts(sig, project, env)
+        fields = {
+            "name": repr(sig.name),
+            "mode": repr(sig.mode),
+            "system": repr(texts.get("system")),
+            "user": repr(texts["user"]),
+            "retry": repr(texts.get("retry")),
+            "schema_json": repr(packed_text(schema)),
+            "max_turns": repr(sig.max_turns),
+            "doc": repr(sig.doc or ""),
+            "fragments_json": repr(packed_text(frag)),
+            "descriptions": repr(_descriptions(sig, project)),
+            "shared": "_SHARED" if table else "None",
+        }
+        body = "".join(f"\n    {k}={v}," for k, v in fields.items())
+        out.append(f"_client.Spec({body}\n)")
+    return table, out
 
 
 @dataclass(frozen=True)
@@ -239,6 +249,7 @@ def client_module(
     module: str,
     views: list[SigView],
     specs: list[str],
+    shared: str | None,
     pipelines: list[PipelineView],
     env: jinja2.Environment,
 ) -> str:
@@ -250,6 +261,7 @@ def client_module(
         source=source,
         module=module,
         signatures=list(zip(views, specs, strict=True)),
+        shared=shared,
         pipelines=pipelines,
         others=others,
     )

@@ -43,6 +43,37 @@ def retry_values(reply: str, errors: Errors) -> dict[str, Any]:
     }
 
 
+class Shared:
+    """The JSON subtrees a client module's specs have in common, stored once (generated
+    modules hold them as one JSON text, decoded on first use)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._entries: list[Any] | None = None
+        self._values: dict[int, Any] = {}
+
+    def inflate(self, packed: Mapping[str, Any]) -> Any:
+        """A document from its skeleton `v` and its references `r`: [path, entry] pairs."""
+        value = packed["v"]
+        for path, index in packed["r"]:
+            entry = self._entry(index)
+            if not path:
+                value = entry
+                continue
+            target = value
+            for step in path[:-1]:
+                target = target[step]
+            target[path[-1]] = entry
+        return value
+
+    def _entry(self, index: int) -> Any:
+        if index not in self._values:
+            if self._entries is None:
+                self._entries = json.loads(self._text)
+            self._values[index] = self.inflate(self._entries[index])
+        return self._values[index]
+
+
 @dataclass(frozen=True)
 class Spec:
     """One signature as the client runs it; generated code builds these from compiled output."""
@@ -57,15 +88,25 @@ class Spec:
     doc: str = ""
     fragments_json: str | None = None  # provider request fragments, by provider
     descriptions: dict[str, str] = field(default_factory=dict)  # output field descriptions
+    # With `shared`, schema_json and fragments_json are packed: see `Shared.inflate`.
+    shared: Shared | None = None
 
     # Decoded on first use: importing a client module only binds string constants.
     @functools.cached_property
     def schema(self) -> dict[str, Any] | None:
-        return json.loads(self.schema_json) if self.schema_json else None
+        decoded: dict[str, Any] | None = self._decode(self.schema_json)
+        return decoded
 
     @functools.cached_property
     def fragments(self) -> dict[str, Any] | None:
-        return json.loads(self.fragments_json) if self.fragments_json else None
+        decoded: dict[str, Any] | None = self._decode(self.fragments_json)
+        return decoded
+
+    def _decode(self, text: str | None) -> Any:
+        if not text:
+            return None
+        value = json.loads(text)
+        return self.shared.inflate(value) if self.shared is not None else value
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ _SPEC_summarize = _client.Spec(
     doc='Summarise a document for a given audience.',
     fragments_json=None,
     descriptions={},
+    shared=None,
 )
 
 
