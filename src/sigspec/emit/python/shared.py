@@ -18,34 +18,55 @@ from typing import Any
 MIN_SIZE = 48
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+# Made once: json.dumps with options builds a new encoder on every call.
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class SharedJson:
-    """Counts subtrees over all of a module's documents, then packs each document."""
+    """Counts subtrees over all of a module's documents, then packs each document.
+
+    Equal subtrees get one class number (hash-consing: a container's key is its keys and its
+    children's classes, so keys stay shallow); an object met again by identity is counted
+    without walking it twice. Types are kept apart, so `1`, `1.0` and `true` differ."""
 
     def __init__(self, docs: list[Any]) -> None:
-        self._docs = docs  # kept alive: `_texts` is keyed by the id of their nodes
-        self._texts: dict[int, str] = {}
-        self._counts: Counter[str] = Counter()
+        self._docs = docs  # kept alive: `_class_of` is keyed by the id of their nodes
+        self._class_of: dict[int, int] = {}
+        self._classes: dict[tuple[Any, ...], int] = {}
+        self._sizes: list[int] = []  # approximate JSON length, by class
+        self._counts: Counter[int] = Counter()
         for doc in docs:
-            self._measure(doc)
-        self._index: dict[str, int] = {}
+            if isinstance(doc, (dict, list)):
+                self._visit(doc)
+        self._index: dict[int, int] = {}
         self.entries: list[dict[str, Any]] = []
 
-    def _measure(self, value: Any) -> str:
-        if isinstance(value, dict):
-            text = "{" + ",".join(f"{_compact(k)}:{self._measure(v)}" for k, v in value.items())
-            text += "}"
-        elif isinstance(value, list):
-            text = "[" + ",".join(self._measure(v) for v in value) + "]"
-        else:
-            return _compact(value)
-        self._texts[id(value)] = text
-        if len(text) >= MIN_SIZE:
-            self._counts[text] += 1
-        return text
+    def _visit(self, value: dict[str, Any] | list[Any]) -> int:
+        known = self._class_of.get(id(value))
+        if known is None:
+            known = self._classify(value)
+            self._class_of[id(value)] = known
+        self._counts[known] += 1
+        return known
+
+    def _classify(self, value: dict[str, Any] | list[Any]) -> int:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        parts: list[tuple[Any, ...]] = []
+        size = 2
+        for k, v in items:
+            if isinstance(v, (dict, list)):
+                child = self._visit(v)
+                parts.append((k, child))
+                size += self._sizes[child]
+            else:
+                parts.append((k, type(v).__name__, v))
+                size += len(str(v)) + 2
+            size += len(k) + 4 if isinstance(k, str) else 1
+        key = (isinstance(value, dict), *parts)
+        number = self._classes.setdefault(key, len(self._classes))
+        if number == len(self._sizes):
+            self._sizes.append(size)
+        return number
 
     def pack(self, doc: Any) -> dict[str, Any]:
         """A document as a skeleton and the [path, entry] references to fill in."""
@@ -56,22 +77,22 @@ class SharedJson:
     def _walk(self, value: Any, path: list[Any], refs: list[list[Any]], *, root: bool) -> Any:
         if not isinstance(value, (dict, list)):
             return value
-        text = self._texts[id(value)]
-        if not root and self._counts[text] >= 2:
-            refs.append([list(path), self._entry(text, value)])
+        key = self._class_of[id(value)]
+        if not root and self._counts[key] >= 2 and self._sizes[key] >= MIN_SIZE:
+            refs.append([list(path), self._entry(key, value)])
             return None
         if isinstance(value, dict):
             return {k: self._walk(v, [*path, k], refs, root=False) for k, v in value.items()}
         return [self._walk(v, [*path, i], refs, root=False) for i, v in enumerate(value)]
 
-    def _entry(self, text: str, value: Any) -> int:
-        if text not in self._index:
+    def _entry(self, key: int, value: Any) -> int:
+        if key not in self._index:
             refs: list[list[Any]] = []
             # Its own repeated parts become references to entries made before it.
             skeleton = self._walk(value, [], refs, root=True)
-            self._index[text] = len(self.entries)
+            self._index[key] = len(self.entries)
             self.entries.append({"v": skeleton, "r": refs})
-        return self._index[text]
+        return self._index[key]
 
     def table(self) -> str:
         return _compact(self.entries)
