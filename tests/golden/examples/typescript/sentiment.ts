@@ -124,7 +124,7 @@ export async function actOnSentiment(
 export async function triage(
   args: ClassifyInput,
   llm: $rt.Llm,
-  options: { maxTurns?: number } = {},
+  options: { maxTurns?: number | undefined } = {},
 ): Promise<$rt.Step<ActOnSentimentOutput>> {
   const step0 = await classify(args, llm, { maxTurns: options.maxTurns });
   const step1 = await actOnSentiment(
