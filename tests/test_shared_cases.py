@@ -159,18 +159,23 @@ def typescript_names() -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def node_results(build: Path) -> list[dict[str, Any]]:
+def compiled(build: Path) -> Path:
+    """The TypeScript output compiled by tsc into build/js."""
     if shutil.which("node") is None or not TSC.exists():
         pytest.fail("Node and tests/node's packages are needed: npm ci --prefix tests/node")
     (build / "tsconfig.json").write_text(json.dumps(TSCONFIG), "utf-8")
     (build / "package.json").write_text('{"type": "module"}', "utf-8")
-    compiled = subprocess.run(
+    result = subprocess.run(
         [str(TSC), "-p", str(build)], capture_output=True, text=True, check=False, timeout=300
     )
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    return build / "js"
+
+
+def run_node(js: Path, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     run = subprocess.run(
-        ["node", str(NODE / "shared_cases.mjs"), str(build / "js" / "cases.js")],
-        input=json.dumps({"cases": CASES, "names": typescript_names()}),
+        ["node", str(NODE / "shared_cases.mjs"), str(js / "cases.js")],
+        input=json.dumps({"cases": cases, "names": typescript_names()}),
         capture_output=True,
         text=True,
         check=False,
@@ -179,6 +184,11 @@ def node_results(build: Path) -> list[dict[str, Any]]:
     assert run.returncode == 0, run.stderr
     results: list[dict[str, Any]] = json.loads(run.stdout)
     return results
+
+
+@pytest.fixture(scope="module")
+def node_results(compiled: Path) -> list[dict[str, Any]]:
+    return run_node(compiled, CASES)
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=_ids())
@@ -191,3 +201,71 @@ def test_table_covers_every_kind_and_outcome() -> None:
     assert kinds == {"parse", "validate", "validate_input", "client"}
     outcomes = {c["expect"].get("error", "value") for c in CASES}
     assert outcomes == {"value", "ReplyError", "ValidationError", "JsonEnforcementError"}
+
+
+# ---- beyond the table: random messy replies, both runtimes must agree ----------------------
+
+PIECES = [
+    '{"sentiment": "positive", "score": 0.9}',
+    "{'sentiment': 'Negative', 'score': '0.25',}",
+    '{sentiment: "neutral", score: 1.5 // sure\n}',
+    '[{"name": "a", "price": 1, "tags": ["x"]}]',
+    '{"a": {"b": 1, "c": 2}, "d": null',
+    '{"count": 2.0, "ok": "true", "ratio": 1e-7}',
+    '"{\\"value\\": 3, \\"kind\\": \\"a\\"}"',
+]
+DECOR = [
+    "```json\n",
+    "\n```",
+    "<answer>",
+    "</answer>",
+    "<think>",
+    "</think>",
+    "`",
+    "Sure! ",
+    " Done.",
+    "\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    ",",
+    "\u201c",
+    "\ufeff",
+    "\u00e9",
+]
+
+
+def messy_replies(seed: int, count: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        parts = [rng.choice(PIECES) if rng.random() < 0.5 else rng.choice(DECOR) for _ in range(5)]
+        text = "".join(parts)
+        if rng.random() < 0.3:  # cut it somewhere
+            text = text[: rng.randrange(len(text) + 1)]
+        out.append(text)
+    return out
+
+
+def test_both_runtimes_agree_on_random_messy_replies(
+    compiled: Path, python_modules: tuple[Any, Any]
+) -> None:
+    signatures = ["sentiment", "counts", "items", "nested", "mixed"]
+    cases = [
+        {"kind": "parse", "signature": signatures[i % len(signatures)], "input": text, "note": ""}
+        for i, text in enumerate(messy_replies(seed=8, count=600))
+    ]
+    expected = [python_result(c, *python_modules) for c in cases]
+    accepted = sum("value" in e for e in expected)
+    assert 50 < accepted < 550  # the mix exercises both outcomes
+    differ = [
+        (c["signature"], c["input"], e, n)
+        for c, e, n in zip(cases, expected, run_node(compiled, cases), strict=True)
+        if e != n
+    ]
+    assert differ == []
