@@ -150,6 +150,7 @@ def test_function_names_never_shadow_the_module_s_own(tmp_path: Path) -> None:
         "signature Step(x :int) -> {y :int}\n"
         "signature _client(y :int) -> {z :int}\n"
         "pipeline _m_p = _v |> _client\n"
+        "signature params(_v :int, _client :string, _m_h :bool) -> {ok :bool}\n"
     )
     sys.path.insert(0, str(build(tmp_path, text, "shadow_pkg")))
     try:
@@ -161,3 +162,10 @@ def test_function_names_never_shadow_the_module_s_own(tmp_path: Path) -> None:
     assert step.return_.z == 5 and len(step.turns) == 2
     assert client.Step_(x=1, llm=lambda request: '{"y": 3}').return_.y == 3
     assert client._v_(x=1, llm=lambda request: '{"y": 4}').return_.y == 4
+    # Params named like the module's own names are renamed too, and still reach the prompt.
+    seen = []
+    step = client.params(
+        _v_=7, _client_="c", _m_h_=True, llm=lambda r: seen.append(r) or '{"ok": true}'
+    )
+    prompt = seen[0]["messages"][0]["content"]
+    assert step.return_.ok is True and "- _v: 7" in prompt and "- _client: c" in prompt

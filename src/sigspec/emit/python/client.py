@@ -44,7 +44,14 @@ def kwarg(name: str) -> str:
     """A param's keyword-argument name: an identifier, never a keyword or a client option."""
     text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     text = f"_{text}" if not text or text[0].isdigit() else text
-    return f"{text}_" if keyword.iskeyword(text) or text in RESERVED else text
+    clash = keyword.iskeyword(text) or text in RESERVED or _private(text)
+    return f"{text}_" if clash else text
+
+
+def _private(name: str) -> bool:
+    """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
+    function so named would shadow it."""
+    return name in ("_v", "_client") or name.startswith(("_m_", "_c_", "_SPEC_", "_SHARED"))
 
 
 # Module-level names of a client module that a function name must not shadow.
@@ -66,8 +73,7 @@ _MODULE_NAMES = frozenset(
 def function_name(name: str) -> str:
     """A signature's or pipeline's client function name, clear of the module's own names."""
     text = kwarg(name)
-    private = text.startswith(("_v", "_client", "_m_", "_c_", "_SPEC_", "_SHARED"))
-    return f"{text}_" if text in _MODULE_NAMES or private else text
+    return f"{text}_" if text in _MODULE_NAMES else text
 
 
 @dataclass(frozen=True)
