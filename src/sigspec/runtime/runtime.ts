@@ -7,6 +7,12 @@
 // (`repr` of strings and floats, `json.dumps` spacing), so errors read the same in both.
 // No dependencies; nothing taken from a descriptor, a template or a reply is ever evaluated,
 // and keys such as `__proto__` become plain own properties.
+//
+// Known edges where JavaScript cannot follow Python exactly (no test case reaches them): objects
+// list integer-like keys first (error order for such keys may differ); `str.casefold` is
+// approximated by upper- then lower-casing; Python's Unicode `\w` and `\s` by Unicode classes;
+// the parser's work budget counts UTF-16 units; integers beyond 2**53 lose precision (a
+// compile warning says so for the ones a .sig file holds).
 
 /* ---- values ------------------------------------------------------------------------------ */
 
