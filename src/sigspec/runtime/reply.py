@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from sigspec.runtime.validate import strict_json  # dropped in _runtime.py
+from sigspec.runtime.validate import finite_json, strict_json  # dropped in _runtime.py
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ class _Reader:
         if kind in ("dq", "sq", "cq"):
             return _string(kind, text, self.repairs)
         if kind == "num":
-            return strict_json(text)  # 1e400 is no JSON value: rejected, never infinity
+            return finite_json(text)  # 1e400 is no JSON value: rejected, never infinity
         if kind == "word" and text in _WORDS:
             return _WORDS[text]
         if kind == "word" and text in _PYTHON:
