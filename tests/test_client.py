@@ -345,3 +345,28 @@ def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
             pkg["sentiment"].classify(text="x", llm=llm)
     finally:
         server.close()
+
+
+def test_importing_a_client_loads_no_models_validators_or_http() -> None:
+    """What keeps importing 1,000 clients cheap: the rest loads on a function's first call."""
+    import subprocess
+
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from signatures.client import sentiment\n"
+        "heavy = ('signatures.models.sentiment', 'signatures.sentiment', 'pydantic',"
+        " 'urllib.request')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+        'sentiment.classify(text=\'ok\', llm=lambda r: \'{"sentiment": "neutral", "score": 1}\')\n'
+        "print([m for m in heavy[:3] if m in sys.modules])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-B", "-c", code, str(GOLDEN_PYTHON)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    before, after = result.stdout.splitlines()
+    assert before == "[]"
+    assert after == "['signatures.models.sentiment', 'signatures.sentiment', 'pydantic']"

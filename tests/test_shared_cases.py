@@ -158,18 +158,24 @@ def typescript_names() -> dict[str, dict[str, str]]:
     }
 
 
+def compile_typescript(folder: Path) -> Path:
+    """tsc, with TSCONFIG, over `folder/typescript/*.ts` into `folder/js` (a Node ES module
+    folder); fails the test with tsc's messages."""
+    if shutil.which("node") is None or not TSC.exists():
+        pytest.fail("Node and tests/node's packages are needed: npm ci --prefix tests/node")
+    (folder / "tsconfig.json").write_text(json.dumps(TSCONFIG), "utf-8")
+    (folder / "package.json").write_text('{"type": "module"}', "utf-8")
+    result = subprocess.run(
+        [str(TSC), "-p", str(folder)], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return folder / "js"
+
+
 @pytest.fixture(scope="module")
 def compiled(build: Path) -> Path:
     """The TypeScript output compiled by tsc into build/js."""
-    if shutil.which("node") is None or not TSC.exists():
-        pytest.fail("Node and tests/node's packages are needed: npm ci --prefix tests/node")
-    (build / "tsconfig.json").write_text(json.dumps(TSCONFIG), "utf-8")
-    (build / "package.json").write_text('{"type": "module"}', "utf-8")
-    result = subprocess.run(
-        [str(TSC), "-p", str(build)], capture_output=True, text=True, check=False, timeout=300
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return build / "js"
+    return compile_typescript(build)
 
 
 def run_node(js: Path, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -9,10 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from conftest import EXAMPLES, ROOT, run_cli
-from test_shared_cases import TSC, TSCONFIG
+from test_shared_cases import compile_typescript
 
 GOLDEN_TS = ROOT / "tests" / "golden" / "examples" / "typescript"
 
@@ -64,26 +62,12 @@ console.log(JSON.stringify(out));
 """
 
 
-def tsc_and_run(folder: Path, program: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Compile `folder/typescript` (plus `program` as main.ts) strictly, then run main.js."""
-    if shutil.which("node") is None or not TSC.exists():
-        pytest.fail("Node and tests/node's packages are needed: npm ci --prefix tests/node")
-    if program is not None:
-        (folder / "typescript" / "main.ts").write_text(program, "utf-8")
-    (folder / "tsconfig.json").write_text(json.dumps(TSCONFIG), "utf-8")
-    (folder / "package.json").write_text('{"type": "module"}', "utf-8")
-    compiled = subprocess.run(
-        [str(TSC), "-p", str(folder)], capture_output=True, text=True, check=False, timeout=300
-    )
-    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    if program is None:
-        return compiled
+def tsc_and_run(folder: Path, program: str) -> subprocess.CompletedProcess[str]:
+    """Compile `folder/typescript` plus `program` as main.ts strictly, then run main.js."""
+    (folder / "typescript" / "main.ts").write_text(program, "utf-8")
+    js = compile_typescript(folder)
     return subprocess.run(
-        ["node", str(folder / "js" / "main.js")],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+        ["node", str(js / "main.js")], capture_output=True, text=True, check=False, timeout=120
     )
 
 
@@ -172,8 +156,8 @@ def test_what_typescript_cannot_keep_is_a_warning(tmp_path: Path) -> None:
     report = result.stdout + result.stderr
     warnings = [line for line in report.splitlines() if "warning[typescript-unsupported]" in line]
     assert len(warnings) == 2, report
-    assert "`f output.code`" in report and "`f output.n`" in report
-    assert "`g output" not in report
+    assert "typescript: `code`: the pattern" in report and "typescript: `n`: an integer" in report
+    assert not any(w.startswith("w.sig:2:") for w in warnings)  # g's pattern works in both
     only_python = run_cli(
         "compile", "w.sig", "-o", str(tmp_path / "py"), "--target", "python", cwd=tmp_path
     )
@@ -187,4 +171,4 @@ def test_examples_compile_to_typescript_only(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     files = sorted(p.name for p in (tmp_path / "out" / "typescript").iterdir())
     assert files == sorted(["_runtime.ts", *(f"{p.stem}.ts" for p in EXAMPLES.glob("*.sig"))])
-    tsc_and_run(tmp_path / "out")
+    compile_typescript(tmp_path / "out")

@@ -13,6 +13,7 @@ from sigspec.semantics.types import (
     inhabited_types,
     is_numeric,
     is_stringy,
+    reachable_fields,
     strip_optional,
 )
 from sigspec.semantics.values import check_constraints, check_value
@@ -141,23 +142,7 @@ def check_modes(sig: ir.Signature, syntax: ast.SignatureDecl, types: Types) -> I
 
 
 def firewall_fields(t: ir.TypeRef, types: Types) -> list[ir.Field]:
-    found: list[ir.Field] = []
-    seen: set[str] = set()
-    stack = [t]
-    while stack:
-        current = stack.pop()
-        match current:
-            case ir.Ref(name):
-                if name not in seen and name in types:
-                    seen.add(name)
-                    stack.append(types[name].type)
-            case ir.MapOf(fields):
-                found += [f for f in fields if f.name.startswith("_")]
-                stack += [f.type for f in fields]
-            case ir.ListOf(inner) | ir.Optional(inner):
-                stack.append(inner)
-            case ir.Union(members):
-                stack += members
+    found = [f for f in reachable_fields(t, types) if f.name.startswith("_")]
     return sorted(found, key=lambda f: f.origin.span.start if f.origin else 0)
 
 

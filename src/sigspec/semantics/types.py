@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import assert_never
 
 from sigspec.semantics.ir import (
+    Field,
     ListOf,
     Literal,
     MapOf,
@@ -199,6 +200,39 @@ def referenced_names(t: TypeRef) -> list[str]:
                 stack += [f.type for f in reversed(fields)]
             case Union(members):
                 stack += reversed(members)
+    return found
+
+
+def reachable_names(roots: Iterable[TypeRef], types: Types) -> list[str]:
+    """The named types reachable from these types, through other named types too, in
+    declaration order."""
+    seen: set[str] = set()
+    stack = [n for t in roots for n in referenced_names(t)]
+    while stack:
+        name = stack.pop()
+        if name not in seen and name in types:
+            seen.add(name)
+            stack += referenced_names(types[name].type)
+    return [n for n in types if n in seen]
+
+
+def reachable_fields(t: TypeRef, types: Types) -> list[Field]:
+    """Every field of every map in `t`, named types' included (each named type once)."""
+    found: list[Field] = []
+    seen: set[str] = set()
+    stack = [t]
+    while stack:
+        match stack.pop():
+            case Ref(name) if name not in seen and name in types:
+                seen.add(name)
+                stack.append(types[name].type)
+            case MapOf(fields):
+                found += fields
+                stack += [f.type for f in fields]
+            case ListOf(inner) | Optional(inner):
+                stack.append(inner)
+            case Union(members):
+                stack += members
     return found
 
 

@@ -173,7 +173,8 @@ def sig_view(
     )
 
 
-def _descriptions(sig: ir.Signature, project: ir.Project) -> dict[str, str]:
+def output_descriptions(sig: ir.Signature, project: ir.Project) -> dict[str, str]:
+    """The output's field descriptions, which a pipeline hands to its next step."""
     target = deref(sig.output, project.types)
     if not isinstance(target, ir.MapOf):
         return {}
@@ -228,7 +229,7 @@ def specs(
             "max_turns": repr(sig.max_turns),
             "doc": repr(sig.doc or ""),
             "fragments_json": repr(packed_text(frag)),
-            "descriptions": repr(_descriptions(sig, project)),
+            "descriptions": repr(output_descriptions(sig, project)),
             "shared": "_SHARED" if table else "None",
         }
         body = "".join(f"\n    {k}={v}," for k, v in fields.items())

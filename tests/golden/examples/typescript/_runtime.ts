@@ -238,10 +238,6 @@ function kindOf(v: unknown): string {
   return typeof v;
 }
 
-function pyType(v: unknown): string {
-  return kindOf(v);
-}
-
 function copy(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(copy);
   if (isMap(v)) {
@@ -306,7 +302,7 @@ class Checker {
       case "object":
         return this.object(v, path);
       case "lit":
-        if (pyType(v) === pyType(d[1]) && pyEqual(v, d[1])) return v;
+        if (kindOf(v) === kindOf(d[1]) && pyEqual(v, d[1])) return v; // Python: same type, equal
         return this.fail(path, `expected ${dumps(d[1], true)}, got ${short(v)}`);
       case "enum":
         return this.enum(d, v, path);
