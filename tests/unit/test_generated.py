@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -150,12 +152,162 @@ def test_a_valid_value_takes_the_fast_path(tmp_path: Path) -> None:
         "lit": 2,
     }
     snapshot = repr(value)
-    assert module._fast_s(value) is value  # valid and complete: returned as it is
-    assert module.validate_s(value) is value
+    # valid and complete: returned as it is, without asking the runtime
+    assert module.validate_s(value, _slow=_refuse) is value
     partial = {k: v for k, v in value.items() if k != "note"}
-    assert module.validate_s(partial) == partial  # an absent optional field stays absent
-    assert module.validate_s(partial) is not partial
+    assert module.validate_s(partial, _slow=_refuse) is partial  # absent, no default: as is
     assert repr(value) == snapshot  # never mutated
+    with pytest.raises(AssertionError, match="the runtime was asked"):
+        module.validate_s({**value, "extra": 1}, _slow=_refuse)  # a closed map's extra key
+
+
+def _refuse(*args: Any) -> Any:
+    raise AssertionError("the runtime was asked")
+
+
+# Every way the generated code records an error itself (no runtime): inline maps in lists,
+# scalar lists whose equal items are one object, lists of lists, two constraints failing at
+# once, a named map type below a list (its errors nested), a recursive type; and what it
+# leaves to the runtime: @fallback, @clamp, a constrained list's items, unions.
+COLLECT_SPEC = """
+type Leaf = {id :int, tags [:string]?}
+type Tree = {label :string @min_length(2), kids [Tree] = []}
+signature c() -> {
+  rows [{name :string @min_length(2) @pattern("^[a-z]+$"), qty :int = 1 @min(0) @max(9),
+         when :datetime?, kind "x" | "y" = "x"}],
+  grid [[:int]],
+  words [:string] @max_items(3),
+  leaves [Leaf]?,
+  tree Tree?,
+  lit true,
+  level :float = 0.5 @clamp(0, 1),
+  safe :int = 0 @fallback,
+  either :string | :int = 0
+}
+"""
+LEAF = st.one_of(st.none(), st.booleans(), st.integers(-2, 12), st.just("ab"), st.just("A"))
+ROW_FIELDS = {
+    "name": st.one_of(st.sampled_from(["ab", "a", "B", "Bc", "abc"]), LEAF),
+    "qty": st.one_of(st.integers(-1, 10), LEAF),
+    "kind": st.one_of(st.sampled_from(["x", "y", "X"]), LEAF),
+}
+ROW_OPTIONAL = {
+    "when": st.one_of(st.just("2024-01-02T03:04:05Z"), st.just("2024-13-01T00:00:00Z"), LEAF),
+    "zz": LEAF,
+}
+# Rows holding every defaulted field are checked by the generated code; others by the runtime.
+ROW = st.one_of(
+    st.fixed_dictionaries(ROW_FIELDS, optional={"when": ROW_OPTIONAL["when"]}),
+    st.fixed_dictionaries(
+        {"name": ROW_FIELDS["name"]},
+        optional={"qty": ROW_FIELDS["qty"], "kind": ROW_FIELDS["kind"], **ROW_OPTIONAL},
+    ),
+)
+TREE = st.recursive(
+    st.fixed_dictionaries({"label": st.one_of(st.sampled_from(["ab", "a"]), LEAF)}),
+    lambda inner: st.fixed_dictionaries(
+        {"label": st.one_of(st.sampled_from(["ab", "a"]), LEAF)},
+        optional={"kids": st.one_of(st.lists(inner, max_size=2), LEAF)},
+    ),
+    max_leaves=4,
+)
+COLLECT_VALUE = st.fixed_dictionaries(
+    {
+        "rows": st.one_of(st.lists(st.one_of(ROW, LEAF), max_size=3), LEAF),
+        "grid": st.one_of(st.lists(st.one_of(st.lists(LEAF, max_size=3), LEAF), max_size=3)),
+        # mostly valid where the runtime would decide: so most documents stay generated-only
+        "words": st.one_of(st.lists(st.just("w"), max_size=3), st.lists(st.just(1)), LEAF),
+        "lit": st.one_of(st.just(True), LEAF),
+    },
+    optional={
+        "leaves": st.one_of(
+            st.lists(
+                st.one_of(
+                    st.fixed_dictionaries(
+                        {"id": LEAF}, optional={"tags": st.lists(LEAF, max_size=3)}
+                    ),
+                    LEAF,
+                ),
+                max_size=3,
+            ),
+            LEAF,
+        ),
+        "tree": st.one_of(TREE, LEAF),
+        "level": st.one_of(st.just(0.5), st.floats(-1, 2, allow_nan=False), LEAF),
+        "safe": st.one_of(st.just(1), LEAF),
+        "either": st.one_of(st.just("e"), LEAF),
+    },
+)
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(value=COLLECT_VALUE)
+def test_collected_errors_are_the_runtimes(tmp_path_factory: Any, value: Any) -> None:
+    """Where the generated code names errors itself, they are exactly the runtime's."""
+    if "c" not in _CACHE:
+        _CACHE["c"] = generate(tmp_path_factory.mktemp("gen"), COLLECT_SPEC, "collect")
+    module, project = _CACHE["c"]
+    descriptor = output_descriptor(project.signature("c"))
+    types = type_descriptors(project, list(project.types))
+    expected, errors, _ = check(descriptor, value, types)
+    try:
+        got = module.validate_c(value)
+    except module.ValidationError as exc:
+        assert exc.errors == errors
+        assert str(exc).startswith(f"{errors[0][0]}: {errors[0][1]}")
+    else:
+        assert not errors and got == expected
+
+
+def test_errors_are_collected_without_the_runtime(tmp_path: Path) -> None:
+    """The runtime is not asked (`_slow` refuses) when the generated code can name every
+    error: these paths and words come from the generated module alone."""
+    module, project = generate(tmp_path, COLLECT_SPEC, "collected")
+    value = {
+        "rows": [{"name": "ab", "qty": 1, "kind": "x"}, {"name": "B", "qty": 12, "kind": "z"}, 3],
+        "grid": [[1, "a", 2, "a"], "no"],
+        "words": ["w"],
+        "leaves": [{"id": 1}, {"id": "x", "tags": [1, 1]}],
+        "tree": {"label": "ab", "kids": [{"label": "a"}, {"label": 5}]},
+        "lit": False,
+    }
+    with pytest.raises(module.ValidationError) as caught:
+        module.validate_c(value, _slow=_refuse)
+    assert caught.value.errors == [
+        ("rows.1.name", "shorter than 2 characters"),
+        ("rows.1.name", "does not match the pattern '^[a-z]+$'"),
+        ("rows.1.qty", "12 is greater than the maximum 9"),
+        ("rows.1.kind", 'expected one of "x", "y", got "z"'),
+        ("rows.2", "expected map, got int"),
+        ("grid.0.1", "expected int, got string"),
+        ("grid.0.3", "expected int, got string"),
+        ("grid.1", "expected list, got string"),
+        ("leaves.1.id", "expected int, got string"),
+        ("leaves.1.tags.0", "expected string, got int"),
+        ("leaves.1.tags.1", "expected string, got int"),
+        ("tree.kids.0.label", "shorter than 2 characters"),
+        ("tree.kids.1.label", "expected string, got int"),
+        ("lit", "expected true, got false"),
+    ]
+    assert caught.value.errors is caught.value.errors  # formatted once, when first read
+    # One map object at two places in a list (positions are found by identity): each place
+    # is named, as the runtime names them.
+    bad = {"name": "B", "qty": 1, "kind": "x"}
+    twice = {**value, "rows": [bad, {"name": "ok", "qty": 1, "kind": "x"}, bad, bad]}
+    with pytest.raises(module.ValidationError) as caught:
+        module.validate_c(twice, _slow=_refuse)
+    paths = [path for path, _ in caught.value.errors[:6]]
+    assert paths == [f"rows.{i}.name" for i in (0, 0, 2, 2, 3, 3)]
+    _, expected, _ = check(
+        output_descriptor(project.signature("c")),
+        twice,
+        type_descriptors(project, list(project.types)),
+    )
+    assert caught.value.errors == expected
 
 
 def test_hostile_sig_content_is_only_data(tmp_path: Path) -> None:
@@ -193,3 +345,27 @@ def test_allow_extra_keys_opens_named_types_too(tmp_path: Path) -> None:
     assert module.validate_e(value) == value
     schema = output_schema(project.signature("e"), project)
     assert jsonschema.Draft202012Validator(schema).is_valid(value)
+
+
+def test_importing_a_module_loads_no_parser(tmp_path: Path) -> None:
+    """The import figure (bench/README.md) rests on this: `json`, `re` and the reply parser
+    load on the first parse, not with the module."""
+    spec = 'signature s() -> {label "a" | "b", when :datetime?}\n'
+    generate(tmp_path, spec, "light")
+    script = (
+        "import sys\n"
+        "import light.p as m\n"
+        "heavy = ('re', 'json', 'light._reply', 'typing', 'datetime')\n"
+        "print(sorted(n for n in heavy if n in sys.modules))\n"
+        "m.validate_s({'label': 'a', 'when': '2024-01-02T03:04:05Z'})\n"
+        'print(m.parse_s(\'{"label": "b"}\').value)\n'
+        "print(sorted(n for n in ('re', 'json', 'light._reply') if n in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        cwd=tmp_path / "out" / "python",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.splitlines() == ["[]", "{'label': 'b'}", "['json', 'light._reply', 're']"]

@@ -2,15 +2,15 @@
 
 `validate.py` is the reference semantics of DESIGN 2 (also what `sigspec validate` runs);
 `reply.py` finds and repairs JSON in raw LLM replies (reference/reply-policy.md). The python
-target joins both into the generated package's one `_runtime.py`.
+target copies them into the generated package as `_runtime.py` and `_reply.py`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sigspec.runtime.reply import ParseResult, ReplyError, parse_reply
-from sigspec.runtime.validate import ValidationError, check, validate
+from sigspec.runtime.reply import parse_reply
+from sigspec.runtime.validate import ParseResult, ReplyError, ValidationError, check, validate
 
 
 def parse(text: str, descriptor: Any, types: dict[str, Any]) -> ParseResult:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from sigspec.runtime.validate import finite_json, strict_json  # dropped in _runtime.py
+from sigspec.runtime.validate import ParseResult, ReplyError  # generated: from ._runtime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,36 +18,45 @@ MAX_DEPTH = 256
 MAX_CANDIDATES = 64
 
 
-class ReplyError(ValueError):
-    """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
-
-    def __init__(self, reason: str, errors: list[tuple[str, str]] | None = None) -> None:
-        self.reason = reason
-        self.errors = errors or []
-        detail = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
-        super().__init__(f"{reason}: {detail}" if detail else reason)
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
 
 
-class ParseResult:
-    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is too large for a JSON number")
+    return number
 
-    __slots__ = ("repairs", "value")
 
-    def __init__(self, value: Any, repairs: list[tuple[str, str]] | None = None) -> None:
-        self.value = value
-        self.repairs = repairs or []
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out and out[key] != value:
+            raise ValueError(f"the key {key!r} is given twice with different values")
+        out[key] = value
+    return out
 
-    def __repr__(self) -> str:
-        return f"ParseResult(value={self.value!r}, repairs={self.repairs!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, ParseResult)
-            and other.value == self.value
-            and other.repairs == self.repairs
-        )
+# Made once: json.loads with options builds a new decoder on every call.
+_STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
+# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a number
+# in a string, JSON in a string, the lenient reader): there an overflowing literal such as
+# 1e400 is rejected instead of becoming infinity. A whole reply that is strict JSON is decoded
+# at full speed and keeps Python's reading of it.
+_FINITE = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite
+)
 
-    __hash__ = None  # type: ignore[assignment]
+
+def strict_json(text: str) -> Any:
+    """json.loads, rejecting NaN and conflicting duplicate keys."""
+    return _STRICT.decode(text)
+
+
+def finite_json(text: str) -> Any:
+    """strict_json, also rejecting numbers too large for a float."""
+    return _FINITE.decode(text)
 
 
 class _Broken(ValueError):

@@ -11,11 +11,10 @@
 # recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
 from __future__ import annotations
 
-import json
-import re
-
-# typing, dataclasses, copy and datetime stay out of the import: a generated module must
-# import in a few milliseconds. mypy treats a variable named TYPE_CHECKING as true.
+# json, re, typing, dataclasses and datetime stay out of the import (imported where first
+# needed): a generated module must import in a few milliseconds, and `re` alone costs five.
+# The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
+# mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -26,21 +25,91 @@ if TYPE_CHECKING:
 
 
 class ValidationError(ValueError):
-    """The value does not fit the type; `.errors` lists every problem as (path, message)."""
+    """The value does not fit the type; `.errors` lists every problem as (path, message).
 
-    def __init__(self, errors: list[Issue]) -> None:
-        self.errors = errors
+    Made as `ValidationError(errors)`. No `__init__` and a message formatted only when shown:
+    generated validators raise it for every invalid document, so it must cost no more than
+    the exception itself."""
+
+    @property
+    def errors(self) -> list[Issue]:
+        shown: list[Issue] | None = self.__dict__.get("_shown")
+        if shown is None:
+            shown = self.__dict__["_shown"] = [_issue(entry) for entry in self.args[0]]
+        return shown
+
+    def __str__(self) -> str:
+        errors = self.errors
         shown = "; ".join(f"{p}: {m}" for p, m in errors[:5])
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
-        super().__init__(shown + more)
+        return shown + more
+
+
+def _issue(entry: tuple[Any, ...]) -> Issue:
+    """A recorded error as (path, message). Generated validators record most messages
+    unformatted, as (path, HOW, TEXT, VALUE): see emit/python/fastpath.py `Message`; a path
+    with list positions is a tuple of its parts."""
+    path = entry[0]
+    if type(path) is tuple:  # with list positions: ("items", 3, "name")
+        path = ".".join(map(str, path))
+    if len(entry) == 2:
+        return path, entry[1]
+    _, how, text, value = entry
+    if how == 1:
+        return path, text + kind_of(value)
+    if how == 2:
+        return path, text + short(value)
+    return path, str(value) + text
+
+
+class ReplyError(ValueError):
+    """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
+
+    def __init__(self, reason: str, errors: list[tuple[str, str]] | None = None) -> None:
+        self.reason = reason
+        self.errors = errors or []
+        detail = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+class ParseResult:
+    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
+
+    __slots__ = ("repairs", "value")
+
+    def __init__(self, value: Any, repairs: list[tuple[str, str]] | None = None) -> None:
+        self.value = value
+        self.repairs = repairs or []
+
+    def __repr__(self) -> str:
+        return f"ParseResult(value={self.value!r}, repairs={self.repairs!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ParseResult)
+            and other.value == self.value
+            and other.repairs == self.repairs
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 _INVALID = object()
-_RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII
-)
+_RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
 # ASCII digits only: json.loads rejects other digits, and `\d` alone would let them through.
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z", re.ASCII)
+_JSON_NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z"
+_COMPILED: dict[str, Any] = {}  # the two patterns above, compiled on first use (ASCII)
+
+
+def _ascii_pattern(source: str) -> Any:
+    compiled = _COMPILED.get(source)
+    if compiled is None:
+        import re
+
+        compiled = _COMPILED[source] = re.compile(source, re.ASCII)
+    return compiled
+
+
 _NAMES = {
     "str": "string",
     "keyword": "string",
@@ -53,58 +122,25 @@ _NAMES = {
 }
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is too large for a JSON number")
-    return number
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out and out[key] != value:
-            raise ValueError(f"the key {key!r} is given twice with different values")
-        out[key] = value
-    return out
-
-
-# Made once: json.loads with options builds a new decoder on every call.
-_STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
-# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a number
-# in a string, JSON in a string, the lenient reader): there an overflowing literal such as
-# 1e400 is rejected instead of becoming infinity. A whole reply that is strict JSON is decoded
-# at full speed and keeps Python's reading of it.
-_FINITE = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite
-)
-
-
-def strict_json(text: str) -> Any:
-    """json.loads, rejecting NaN and conflicting duplicate keys."""
-    return _STRICT.decode(text)
-
-
-def finite_json(text: str) -> Any:
-    """strict_json, also rejecting numbers too large for a float."""
-    return _FINITE.decode(text)
+_KINDS = {
+    type(None): "null",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "string",
+    list: "list",
+    dict: "map",
+}
 
 
 def kind_of(value: Any) -> str:
     """The word used in messages: `expected int, got string`."""
-    if value is None:
-        return "null"
-    return {bool: "bool", int: "int", float: "float", str: "string", list: "list", dict: "map"}.get(
-        type(value), type(value).__name__
-    )
+    t = type(value)
+    return _KINDS.get(t) or t.__name__
 
 
 def is_datetime(value: str) -> bool:
-    if not _RFC3339.match(value):
+    if not _ascii_pattern(_RFC3339).match(value):
         return False
     from datetime import datetime
 
@@ -194,13 +230,16 @@ class Checker:
 
     def _number_text(self, v: Any, path: str, *, want_int: bool) -> Any:
         """Reply policy: a string that is exactly a JSON number literal."""
-        if type(v) is not str or not _JSON_NUMBER.match(v):
+        if type(v) is not str or not _ascii_pattern(_JSON_NUMBER).match(v):
             return _INVALID
-        try:
-            number = finite_json(v)
-        except ValueError:
+        number: int | float
+        try:  # what json.loads reads from a JSON number literal, with no `json` needed
+            number = int(v) if v.lstrip("-").isdigit() else float(v)
+        except ValueError:  # an integer longer than int() accepts (so does json.loads)
             return _INVALID
-        if want_int and type(number) is not int:
+        if number in (float("inf"), float("-inf")):
+            return _INVALID  # 1e400 is no JSON value
+        if want_int and isinstance(number, float):
             if not number.is_integer():
                 return _INVALID
             number = int(number)
@@ -231,7 +270,9 @@ class Checker:
     def _lit(self, d: Descriptor, v: Any, path: str) -> Any:
         if type(v) is type(d[1]) and v == d[1]:
             return v
-        return self.fail(path, f"expected {json.dumps(d[1])}, got {_short(v)}")
+        import json
+
+        return self.fail(path, f"expected {json.dumps(d[1])}, got {short(v)}")
 
     def _enum(self, d: Descriptor, v: Any, path: str) -> Any:
         values = d[1]
@@ -242,8 +283,10 @@ class Checker:
             if len(matches) == 1:
                 self.repair(path, f"matched {v!r} to enum value {matches[0]!r}")
                 return matches[0]
+        import json
+
         shown = ", ".join(json.dumps(x) for x in values)
-        return self.fail(path, f"expected one of {shown}, got {_short(v)}")
+        return self.fail(path, f"expected one of {shown}, got {short(v)}")
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
@@ -254,7 +297,7 @@ class Checker:
                 if result is not _INVALID and not trial.errors:
                     self.repairs += trial.repairs
                     return result
-        return self.fail(path, f"{_short(v)} matches none of the union's members")
+        return self.fail(path, f"{short(v)} matches none of the union's members")
 
     # ---- containers ----
 
@@ -262,6 +305,8 @@ class Checker:
         """Reply policy: a JSON string whose content is JSON of the wanted type."""
         if not self.lenient or type(v) is not str:
             return _INVALID
+        from sigspec.runtime.reply import finite_json  # generated: from ._reply
+
         try:
             decoded = finite_json(v)
         except (ValueError, RecursionError):
@@ -377,7 +422,10 @@ _DISPATCH = {
 }
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
+    """A value as messages show it: JSON, cut at 40 characters; a map or list by its kind."""
+    import json
+
     text = (
         json.dumps(value, ensure_ascii=False)
         if not isinstance(value, (dict, list))
@@ -397,8 +445,11 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
         return f"shorter than {bound} characters"
     if keyword == "maxLength" and text and len(value) > bound:
         return f"longer than {bound} characters"
-    if keyword == "pattern" and text and not re.search(bound, value):
-        return f"does not match the pattern {bound!r}"
+    if keyword == "pattern" and text:
+        import re
+
+        if not re.search(bound, value):
+            return f"does not match the pattern {bound!r}"
     if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
         return "expected an RFC 3339 date-time with an offset"
     items = type(value) is list
@@ -428,19 +479,59 @@ def validate(descriptor: Descriptor, value: Any, types: Types) -> Any:
     return result
 
 
+def index_of(items: list[Any], item: Any, last: int) -> int:
+    """The position of `item` after `last`, by identity: a generated validator finds a list
+    item's index only once it has an error to report (once per item, in order)."""
+    for index in range(last + 1, len(items)):
+        if items[index] is item:
+            return index
+    raise AssertionError("an item of the list")
+
+
+def nest(
+    errors: list[Any] | None, prefix: str | tuple[Any, ...], inner: list[Issue], root: str
+) -> list[Any]:
+    """`errors` plus a named type's errors (paths relative to it) placed under `prefix`."""
+    out = errors if errors is not None else []
+    if type(prefix) is tuple:
+        prefix = ".".join(map(str, prefix))
+    for path, message in inner:
+        out.append((f"{prefix}.{path}" if prefix and path else prefix or path or root, message))
+    return out
+
+
 class Slow(Exception):
     """Raised by generated fast paths when a value needs the full (slower) validator."""
 
 
-def checker(fast: Any) -> Any:
-    """A `check` for `parse_reply` that tries the generated fast path first."""
+_PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
+
+
+def parse_reply(text: str, descriptor: Descriptor, types: Types, check: Any) -> ParseResult:
+    """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on the
+    first parse, so that importing a generated module stays cheap. Kept once loaded: an
+    `import` statement run on every call would cost a third of parsing a short reply."""
+    if not _PARSER:
+        from sigspec.runtime.reply import parse_reply as parse  # generated: from ._reply
+
+        _PARSER.append(parse)
+    return _PARSER[0](text, descriptor, types, check)  # type: ignore[no-any-return]
+
+
+def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
+    raise Slow
+
+
+def checker(validate_name: Any) -> Any:
+    """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks first
+    (told to raise `Slow` where it would call the runtime)."""
 
     def run(
         descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
     ) -> tuple[Any, list[Issue], list[Issue]]:
         try:  # plainly valid: no coercion could apply, in either mode
-            return fast(value), [], []
-        except Slow:
+            return validate_name(value, _punt), [], []
+        except (Slow, ValidationError):  # lenient mode may coerce what strict mode rejects
             return check(descriptor, value, types, lenient=lenient)
 
     return run

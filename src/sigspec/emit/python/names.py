@@ -19,11 +19,15 @@ def identifier(name: str) -> str:
     return f"{text}_" if keyword.iskeyword(text) else text
 
 
+# The package's own modules: a .sig file of the same stem gets a longer module name.
+_OWN = frozenset({"__init__", "_runtime", "_reply", "_client", "_mustache", "models", "client"})
+
+
 def module_names(sources: list[str]) -> dict[str, str]:
     """Module name per source file: the stem, made unique with its folders when needed."""
     stems = [identifier(PurePosixPath(s).stem) for s in sources]
     out = {}
     for source, stem in zip(sources, stems, strict=True):
-        unique = stems.count(stem) == 1 and stem not in ("_runtime", "__init__")
+        unique = stems.count(stem) == 1 and stem not in _OWN
         out[source] = stem if unique else identifier(str(PurePosixPath(source).with_suffix("")))
     return out

@@ -12,11 +12,10 @@
 # recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
 from __future__ import annotations
 
-import json
-import re
-
-# typing, dataclasses, copy and datetime stay out of the import: a generated module must
-# import in a few milliseconds. mypy treats a variable named TYPE_CHECKING as true.
+# json, re, typing, dataclasses and datetime stay out of the import (imported where first
+# needed): a generated module must import in a few milliseconds, and `re` alone costs five.
+# The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
+# mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -27,21 +26,91 @@ if TYPE_CHECKING:
 
 
 class ValidationError(ValueError):
-    """The value does not fit the type; `.errors` lists every problem as (path, message)."""
+    """The value does not fit the type; `.errors` lists every problem as (path, message).
 
-    def __init__(self, errors: list[Issue]) -> None:
-        self.errors = errors
+    Made as `ValidationError(errors)`. No `__init__` and a message formatted only when shown:
+    generated validators raise it for every invalid document, so it must cost no more than
+    the exception itself."""
+
+    @property
+    def errors(self) -> list[Issue]:
+        shown: list[Issue] | None = self.__dict__.get("_shown")
+        if shown is None:
+            shown = self.__dict__["_shown"] = [_issue(entry) for entry in self.args[0]]
+        return shown
+
+    def __str__(self) -> str:
+        errors = self.errors
         shown = "; ".join(f"{p}: {m}" for p, m in errors[:5])
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
-        super().__init__(shown + more)
+        return shown + more
+
+
+def _issue(entry: tuple[Any, ...]) -> Issue:
+    """A recorded error as (path, message). Generated validators record most messages
+    unformatted, as (path, HOW, TEXT, VALUE): see emit/python/fastpath.py `Message`; a path
+    with list positions is a tuple of its parts."""
+    path = entry[0]
+    if type(path) is tuple:  # with list positions: ("items", 3, "name")
+        path = ".".join(map(str, path))
+    if len(entry) == 2:
+        return path, entry[1]
+    _, how, text, value = entry
+    if how == 1:
+        return path, text + kind_of(value)
+    if how == 2:
+        return path, text + short(value)
+    return path, str(value) + text
+
+
+class ReplyError(ValueError):
+    """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
+
+    def __init__(self, reason: str, errors: list[tuple[str, str]] | None = None) -> None:
+        self.reason = reason
+        self.errors = errors or []
+        detail = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+class ParseResult:
+    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
+
+    __slots__ = ("repairs", "value")
+
+    def __init__(self, value: Any, repairs: list[tuple[str, str]] | None = None) -> None:
+        self.value = value
+        self.repairs = repairs or []
+
+    def __repr__(self) -> str:
+        return f"ParseResult(value={self.value!r}, repairs={self.repairs!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ParseResult)
+            and other.value == self.value
+            and other.repairs == self.repairs
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 _INVALID = object()
-_RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z", re.ASCII
-)
+_RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
 # ASCII digits only: json.loads rejects other digits, and `\d` alone would let them through.
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z", re.ASCII)
+_JSON_NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z"
+_COMPILED: dict[str, Any] = {}  # the two patterns above, compiled on first use (ASCII)
+
+
+def _ascii_pattern(source: str) -> Any:
+    compiled = _COMPILED.get(source)
+    if compiled is None:
+        import re
+
+        compiled = _COMPILED[source] = re.compile(source, re.ASCII)
+    return compiled
+
+
 _NAMES = {
     "str": "string",
     "keyword": "string",
@@ -54,58 +123,25 @@ _NAMES = {
 }
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if number in (float("inf"), float("-inf")):
-        raise ValueError(f"{text} is too large for a JSON number")
-    return number
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out and out[key] != value:
-            raise ValueError(f"the key {key!r} is given twice with different values")
-        out[key] = value
-    return out
-
-
-# Made once: json.loads with options builds a new decoder on every call.
-_STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
-# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a number
-# in a string, JSON in a string, the lenient reader): there an overflowing literal such as
-# 1e400 is rejected instead of becoming infinity. A whole reply that is strict JSON is decoded
-# at full speed and keeps Python's reading of it.
-_FINITE = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite
-)
-
-
-def strict_json(text: str) -> Any:
-    """json.loads, rejecting NaN and conflicting duplicate keys."""
-    return _STRICT.decode(text)
-
-
-def finite_json(text: str) -> Any:
-    """strict_json, also rejecting numbers too large for a float."""
-    return _FINITE.decode(text)
+_KINDS = {
+    type(None): "null",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "string",
+    list: "list",
+    dict: "map",
+}
 
 
 def kind_of(value: Any) -> str:
     """The word used in messages: `expected int, got string`."""
-    if value is None:
-        return "null"
-    return {bool: "bool", int: "int", float: "float", str: "string", list: "list", dict: "map"}.get(
-        type(value), type(value).__name__
-    )
+    t = type(value)
+    return _KINDS.get(t) or t.__name__
 
 
 def is_datetime(value: str) -> bool:
-    if not _RFC3339.match(value):
+    if not _ascii_pattern(_RFC3339).match(value):
         return False
     from datetime import datetime
 
@@ -195,13 +231,16 @@ class Checker:
 
     def _number_text(self, v: Any, path: str, *, want_int: bool) -> Any:
         """Reply policy: a string that is exactly a JSON number literal."""
-        if type(v) is not str or not _JSON_NUMBER.match(v):
+        if type(v) is not str or not _ascii_pattern(_JSON_NUMBER).match(v):
             return _INVALID
-        try:
-            number = finite_json(v)
-        except ValueError:
+        number: int | float
+        try:  # what json.loads reads from a JSON number literal, with no `json` needed
+            number = int(v) if v.lstrip("-").isdigit() else float(v)
+        except ValueError:  # an integer longer than int() accepts (so does json.loads)
             return _INVALID
-        if want_int and type(number) is not int:
+        if number in (float("inf"), float("-inf")):
+            return _INVALID  # 1e400 is no JSON value
+        if want_int and isinstance(number, float):
             if not number.is_integer():
                 return _INVALID
             number = int(number)
@@ -232,7 +271,9 @@ class Checker:
     def _lit(self, d: Descriptor, v: Any, path: str) -> Any:
         if type(v) is type(d[1]) and v == d[1]:
             return v
-        return self.fail(path, f"expected {json.dumps(d[1])}, got {_short(v)}")
+        import json
+
+        return self.fail(path, f"expected {json.dumps(d[1])}, got {short(v)}")
 
     def _enum(self, d: Descriptor, v: Any, path: str) -> Any:
         values = d[1]
@@ -243,8 +284,10 @@ class Checker:
             if len(matches) == 1:
                 self.repair(path, f"matched {v!r} to enum value {matches[0]!r}")
                 return matches[0]
+        import json
+
         shown = ", ".join(json.dumps(x) for x in values)
-        return self.fail(path, f"expected one of {shown}, got {_short(v)}")
+        return self.fail(path, f"expected one of {shown}, got {short(v)}")
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
@@ -255,7 +298,7 @@ class Checker:
                 if result is not _INVALID and not trial.errors:
                     self.repairs += trial.repairs
                     return result
-        return self.fail(path, f"{_short(v)} matches none of the union's members")
+        return self.fail(path, f"{short(v)} matches none of the union's members")
 
     # ---- containers ----
 
@@ -263,6 +306,8 @@ class Checker:
         """Reply policy: a JSON string whose content is JSON of the wanted type."""
         if not self.lenient or type(v) is not str:
             return _INVALID
+        from ._reply import finite_json  # generated: from ._reply
+
         try:
             decoded = finite_json(v)
         except (ValueError, RecursionError):
@@ -378,7 +423,10 @@ _DISPATCH = {
 }
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
+    """A value as messages show it: JSON, cut at 40 characters; a map or list by its kind."""
+    import json
+
     text = (
         json.dumps(value, ensure_ascii=False)
         if not isinstance(value, (dict, list))
@@ -398,8 +446,11 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
         return f"shorter than {bound} characters"
     if keyword == "maxLength" and text and len(value) > bound:
         return f"longer than {bound} characters"
-    if keyword == "pattern" and text and not re.search(bound, value):
-        return f"does not match the pattern {bound!r}"
+    if keyword == "pattern" and text:
+        import re
+
+        if not re.search(bound, value):
+            return f"does not match the pattern {bound!r}"
     if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
         return "expected an RFC 3339 date-time with an offset"
     items = type(value) is list
@@ -429,489 +480,59 @@ def validate(descriptor: Descriptor, value: Any, types: Types) -> Any:
     return result
 
 
+def index_of(items: list[Any], item: Any, last: int) -> int:
+    """The position of `item` after `last`, by identity: a generated validator finds a list
+    item's index only once it has an error to report (once per item, in order)."""
+    for index in range(last + 1, len(items)):
+        if items[index] is item:
+            return index
+    raise AssertionError("an item of the list")
+
+
+def nest(
+    errors: list[Any] | None, prefix: str | tuple[Any, ...], inner: list[Issue], root: str
+) -> list[Any]:
+    """`errors` plus a named type's errors (paths relative to it) placed under `prefix`."""
+    out = errors if errors is not None else []
+    if type(prefix) is tuple:
+        prefix = ".".join(map(str, prefix))
+    for path, message in inner:
+        out.append((f"{prefix}.{path}" if prefix and path else prefix or path or root, message))
+    return out
+
+
 class Slow(Exception):
     """Raised by generated fast paths when a value needs the full (slower) validator."""
 
 
-def checker(fast: Any) -> Any:
-    """A `check` for `parse_reply` that tries the generated fast path first."""
+_PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
+
+
+def parse_reply(text: str, descriptor: Descriptor, types: Types, check: Any) -> ParseResult:
+    """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on the
+    first parse, so that importing a generated module stays cheap. Kept once loaded: an
+    `import` statement run on every call would cost a third of parsing a short reply."""
+    if not _PARSER:
+        from ._reply import parse_reply as parse  # generated: from ._reply
+
+        _PARSER.append(parse)
+    return _PARSER[0](text, descriptor, types, check)  # type: ignore[no-any-return]
+
+
+def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
+    raise Slow
+
+
+def checker(validate_name: Any) -> Any:
+    """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks first
+    (told to raise `Slow` where it would call the runtime)."""
 
     def run(
         descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
     ) -> tuple[Any, list[Issue], list[Issue]]:
         try:  # plainly valid: no coercion could apply, in either mode
-            return fast(value), [], []
-        except Slow:
+            return validate_name(value, _punt), [], []
+        except (Slow, ValidationError):  # lenient mode may coerce what strict mode rejects
             return check(descriptor, value, types, lenient=lenient)
 
     return run
-
-
-# Finding the answer in a raw LLM reply (reference/reply-policy.md): candidates, a lenient
-# JSON reader that repairs syntax only where the intent is unambiguous, and the rule that the
-# candidate that validates wins while disagreeing candidates are rejected. Time is linear in
-# the reply's length; nothing is ever evaluated.
-
-import json
-import re
-
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-
-MAX_DEPTH = 256
-MAX_CANDIDATES = 64
-
-
-class ReplyError(ValueError):
-    """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
-
-    def __init__(self, reason: str, errors: list[tuple[str, str]] | None = None) -> None:
-        self.reason = reason
-        self.errors = errors or []
-        detail = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-
-
-class ParseResult:
-    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
-
-    __slots__ = ("repairs", "value")
-
-    def __init__(self, value: Any, repairs: list[tuple[str, str]] | None = None) -> None:
-        self.value = value
-        self.repairs = repairs or []
-
-    def __repr__(self) -> str:
-        return f"ParseResult(value={self.value!r}, repairs={self.repairs!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, ParseResult)
-            and other.value == self.value
-            and other.repairs == self.repairs
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Broken(ValueError):
-    pass
-
-
-class _Read:
-    __slots__ = ("repairs", "truncated", "value")
-
-    def __init__(self, value: Any, repairs: list[str], truncated: list[tuple[Any, ...]]) -> None:
-        self.value = value
-        self.repairs = repairs
-        self.truncated = truncated  # paths of objects the text ended inside
-
-
-# ---- reasoning and candidates --------------------------------------------------------------
-
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1\s*>", re.S | re.I)
-_LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
-_TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
-_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
-# Unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick match, not 10M steps.
-_STRING_AT = {
-    '"': re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S),
-    "'": re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"),
-}
-_BRACKETS = re.compile(r"[{}\[\]\"']")
-
-
-def strip_reasoning(text: str) -> str:
-    text = _THINK.sub("", text)
-    ends = [m.end() for m in _LONE_THINK.finditer(text)]
-    return text[ends[-1] :] if ends else text
-
-
-def raw_spans(text: str) -> list[tuple[int, int]]:
-    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
-    outermost one to the end of the text. One pass."""
-    stack: list[tuple[int, str]] = []
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    while True:
-        match = _BRACKETS.search(text, pos)
-        if match is None:
-            break
-        char, pos = match.group(), match.end()
-        if char in "\"'":
-            if stack:
-                string = _STRING_AT[char].match(text, match.start())
-                if string is not None:
-                    pos = string.end()
-            continue
-        if char in "{[":
-            stack.append((match.start(), char))
-        elif stack and stack[-1][1] == ("{" if char == "}" else "["):
-            start, _ = stack.pop()
-            spans.append((start, pos))
-        else:
-            stack.clear()  # a closer that opens nothing: what came before is not JSON
-    if stack:
-        spans.append((stack[0][0], len(text)))
-    spans.sort()
-    return spans
-
-
-def _tag_bodies(text: str) -> list[str]:
-    open_at: dict[str, list[int]] = {}
-    bodies: list[tuple[int, str]] = []
-    for match in _TAG.finditer(text):
-        name = match.group(2).lower()
-        if not match.group(1):
-            open_at.setdefault(name, []).append(match.end())
-        elif open_at.get(name):
-            start = open_at[name].pop()
-            bodies.append((start, text[start : match.start()]))
-    return [body for _, body in sorted(bodies)]
-
-
-def explicit_candidates(text: str) -> list[str]:
-    """Fenced blocks, tag contents, inline code spans, a whole quoted reply: most explicit
-    first, duplicates removed. Raw JSON anywhere in the text comes after, in `parse_reply`."""
-    found: list[str] = [m.group(2) for m in _FENCE.finditer(text)]
-    found += _tag_bodies(text)
-    found += [m.group(1) for m in _CODE.finditer(text)]
-    stripped = text.strip()
-    if stripped.startswith('"'):
-        found.append(stripped)
-    seen: set[str] = set()
-    unique = []
-    for candidate in found:
-        key = candidate.strip()
-        if key and key not in seen:
-            seen.add(key)
-            unique.append(key)
-    return unique[:MAX_CANDIDATES]
-
-
-# ---- the lenient reader -------------------------------------------------------------------
-
-_TOKEN = re.compile(
-    r"""(?P<ws>[ \t\r\n\ufeff]+)
-    |(?P<comment>//[^\n]*|/\*.*?\*/|\#[^\n]*)
-    |(?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
-    |(?P<sq>'[^'\\]*(?:\\.[^'\\]*)*')
-    |(?P<cq>\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019)
-    |(?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\w.])
-    |(?P<word>[A-Za-z_$][\w$]*)
-    |(?P<punct>[{}\[\]:,])""",
-    re.S | re.X,
-)
-_WORDS = {"true": True, "false": False, "null": None}
-_PYTHON = {"True": True, "False": False, "None": None}
-
-
-def _tokenize(text: str) -> list[tuple[str, str, bool]]:
-    """(kind, text, newline before) for every meaningful token; anything else is broken."""
-    out: list[tuple[str, str, bool]] = []
-    pos, newline = 0, False
-    for match in _TOKEN.finditer(text):  # C-driven; a gap between matches is a broken text
-        if match.start() != pos:
-            break
-        kind = match.lastgroup or ""
-        if kind in ("ws", "comment"):
-            newline = newline or "\n" in match.group()
-            if kind == "comment":
-                out.append(("comment", "", False))
-        else:
-            out.append((kind, match.group(), newline))
-            newline = False
-        pos = match.end()
-    if pos != len(text):
-        raise _Broken(f"unexpected {text[pos : pos + 12]!r}")
-    return out
-
-
-def _string(kind: str, token: str, repairs: list[str]) -> str:
-    if kind == "dq":
-        if any(c in token for c in "\n\r\t"):
-            repairs.append("kept raw line breaks or tabs inside a string")
-        if "\\" not in token:
-            return token[1:-1]  # nothing to unescape (raw control characters are kept)
-        return str(_LOOSE.decode(token))
-    if kind == "sq":
-        repairs.append("read a single-quoted string")
-        body = re.sub(r"\\'", "'", token[1:-1])
-        body = re.sub(r'(?<!\\)"', '\\"', body)
-        return str(_LOOSE.decode(f'"{body}"'))
-    repairs.append("read a string in curly quotes")
-    return token[1:-1]
-
-
-class _Reader:
-    def __init__(self, tokens: list[tuple[str, str, bool]]) -> None:
-        self.tokens = [t for t in tokens if t[0] != "comment"]
-        self.had_comments = len(self.tokens) != len(tokens)
-        self.pos = 0
-        self.repairs: list[str] = ["removed comments"] if self.had_comments else []
-        self.truncated: list[tuple[Any, ...]] = []
-
-    def peek(self) -> tuple[str, str, bool] | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
-
-    def take(self) -> tuple[str, str, bool]:
-        token = self.peek()
-        if token is None:
-            raise _Broken("the text ends too early")
-        self.pos += 1
-        return token
-
-    def value(self, path: tuple[Any, ...], depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise _Broken("nested too deeply")
-        kind, text, _ = self.take()
-        if kind == "punct" and text == "{":
-            return self.object(path, depth)
-        if kind == "punct" and text == "[":
-            return self.array(path, depth)
-        if kind in ("dq", "sq", "cq"):
-            return _string(kind, text, self.repairs)
-        if kind == "num":
-            return finite_json(text)  # 1e400 is no JSON value: rejected, never infinity
-        if kind == "word" and text in _WORDS:
-            return _WORDS[text]
-        if kind == "word" and text in _PYTHON:
-            self.repairs.append(f"read Python's {text} as JSON")
-            return _PYTHON[text]
-        raise _Broken(f"unexpected {text!r}")
-
-    def key(self) -> str:
-        kind, text, _ = self.take()
-        if kind in ("dq", "sq", "cq"):
-            return _string(kind, text, self.repairs)
-        if kind == "word" and text not in _WORDS and text not in _PYTHON:
-            self.repairs.append(f"quoted the bare key {text}")
-            return text
-        raise _Broken(f"expected a key, got {text!r}")
-
-    def separator(self, close: str, path: tuple[Any, ...], is_object: bool) -> bool:
-        """After a member: True when the container closes. Handles the repairs around commas."""
-        token = self.peek()
-        if token is None:
-            if is_object:  # the text ends right after a complete member of an object
-                self.truncated.append(path)
-                return True
-            raise _Broken("the text ends inside a list")
-        kind, text, newline = token
-        if kind == "punct" and text == close:
-            self.pos += 1
-            return True
-        if kind == "punct" and text == ",":
-            self.pos += 1
-            after = self.peek()
-            if after is not None and after[0] == "punct" and after[1] == close:
-                self.repairs.append("removed a trailing comma")
-                self.pos += 1
-                return True
-            return False
-        if newline:
-            self.repairs.append("added a missing comma between lines")
-            return False
-        raise _Broken(f"expected ',' or {close!r}, got {text!r}")
-
-    def object(self, path: tuple[Any, ...], depth: int) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        token = self.peek()
-        if token is not None and token[0] == "punct" and token[1] == "}":
-            self.pos += 1
-            return out
-        while True:
-            name = self.key()
-            colon = self.take()
-            if colon[1] != ":":
-                raise _Broken(f"expected ':' after a key, got {colon[1]!r}")
-            item = self.value((*path, name), depth + 1)
-            if name in out and out[name] != item:
-                raise _Broken(f"the key {name!r} is given twice with different values")
-            out[name] = item
-            if self.separator("}", path, True):
-                return out
-
-    def array(self, path: tuple[Any, ...], depth: int) -> list[Any]:
-        out: list[Any] = []
-        token = self.peek()
-        if token is not None and token[0] == "punct" and token[1] == "]":
-            self.pos += 1
-            return out
-        while True:
-            out.append(self.value((*path, len(out)), depth + 1))
-            if self.separator("]", path, False):
-                return out
-
-
-# Made once: json.loads with options builds a new decoder on every call.
-_LOOSE = json.JSONDecoder(strict=False)
-
-
-def read_json(text: str) -> _Read:
-    """Strict JSON when it is; otherwise the lenient reader with its repairs."""
-    try:
-        return _Read(strict_json(text), [], [])
-    except (ValueError, RecursionError):
-        pass
-    reader = _Reader(_tokenize(text))
-    value = reader.value((), 0)
-    while True:
-        token = reader.peek()
-        if token is None:
-            break
-        if token[0] == "punct" and token[1] == ",":
-            reader.repairs.append("removed a trailing comma")
-            reader.pos += 1
-            continue
-        raise _Broken(f"unexpected {token[1]!r} after the value")
-    if reader.truncated:
-        reader.repairs.append("closed an object the reply left open")
-    return _Read(value, reader.repairs, reader.truncated)
-
-
-# ---- choosing the answer -------------------------------------------------------------------
-
-
-def _resolve(descriptor: Any, types: dict[str, Any]) -> Any:
-    while descriptor[0] in ("ref", "opt"):
-        descriptor = types[descriptor[1]] if descriptor[0] == "ref" else descriptor[1]
-    return descriptor
-
-
-def _at_path(
-    descriptor: Any, value: Any, path: tuple[Any, ...], types: dict[str, Any]
-) -> tuple[Any, Any]:
-    for step in path:
-        descriptor = _resolve(descriptor, types)
-        if descriptor[0] == "map" and isinstance(value, dict):
-            folded = str(step).replace("-", "_")
-            field_ = next((f for f in descriptor[1] if f[1] == folded), None)
-            descriptor = field_[2] if field_ else ("any",)
-            value = value.get(step)
-        elif descriptor[0] == "list" and isinstance(value, list):
-            descriptor, value = descriptor[1], value[step]
-        else:
-            return ("any",), None
-    return _resolve(descriptor, types), value
-
-
-def _forced(read: _Read, descriptor: Any, types: dict[str, Any]) -> bool:
-    """Truncation is repaired only when nothing but closing braces could follow: every open
-    container is a closed map that already has all of its fields."""
-    for path in read.truncated:
-        target, value = _at_path(descriptor, read.value, path, types)
-        if target[0] != "map" or target[2] or not isinstance(value, dict):
-            return False
-        present = {key.replace("-", "_") for key in value}
-        if any(f[1] not in present for f in target[1]):
-            return False
-    return True
-
-
-class _Search:
-    def __init__(self, descriptor: Any, types: dict[str, Any], check: Any) -> None:
-        self.descriptor = descriptor
-        self.types = types
-        self.check = check  # check(descriptor, value, types, lenient=...) -> (value, errs, reps)
-        self.accepted: list[tuple[Any, list[tuple[str, str]]]] = []
-        self.best: list[tuple[str, str]] | None = None
-        self.parsed_any = False
-        self.seen: set[str] = set()
-
-    def judge(self, read: _Read) -> None:
-        # Lenient mode changes nothing that is already valid (a union prefers an exact
-        # member), so one lenient pass decides; the generated fast path runs inside `check`.
-        value, errors, repairs = self.check(self.descriptor, read.value, self.types, lenient=True)
-        if errors:
-            value, errors, repairs = self._unwrapped(read.value, errors, repairs)
-        if not errors and read.truncated and not _forced(read, self.descriptor, self.types):
-            errors = [("root", "the reply is cut off where more than closing braces could follow")]
-        if errors:
-            if self.best is None or len(errors) < len(self.best):
-                self.best = errors
-            return
-        self.accepted.append((value, [("root", r) for r in read.repairs] + repairs))
-
-    def _unwrapped(self, value: Any, errors: list[Any], repairs: list[Any]) -> tuple[Any, ...]:
-        """A top-level array given as an object with one key holding the array."""
-        if (
-            _resolve(self.descriptor, self.types)[0] != "list"
-            or not isinstance(value, dict)
-            or len(value) != 1
-        ):
-            return value, errors, repairs
-        ((key, inner),) = value.items()
-        result, inner_errors, inner_repairs = self.check(
-            self.descriptor, inner, self.types, lenient=True
-        )
-        if inner_errors:
-            return value, errors, repairs
-        return (
-            result,
-            [],
-            [("root", f"unwrapped the array from {{{key!r}: [...]}}"), *inner_repairs],
-        )
-
-    def consider(self, text: str) -> bool:
-        if text in self.seen:
-            return True  # the same text as an earlier candidate: the same answer
-        self.seen.add(text)
-        try:
-            read = read_json(text)
-        except (_Broken, ValueError, RecursionError):
-            return False
-        self.parsed_any = True
-        self.judge(read)
-        return True
-
-
-def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -> ParseResult:
-    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md."""
-    if not isinstance(text, str) or not text.strip():
-        raise ReplyError("the reply is empty")
-    search = _Search(descriptor, types, check)
-    stripped = text.strip().lstrip("\ufeff").strip()
-    if stripped[:1] in ("{", "["):  # the common case: the whole reply is the JSON answer
-        try:
-            value = strict_json(stripped)
-        except (ValueError, RecursionError):
-            pass
-        else:
-            result, errors, repairs = check(descriptor, value, types, lenient=False)
-            # Valid as it stands; with a repair (a @fallback default, say) the lenient search
-            # below decides, since a coercion may keep what the model meant.
-            if not errors and not repairs:
-                return ParseResult(result, repairs)
-    body = strip_reasoning(text)
-    budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear
-    for candidate in explicit_candidates(body):
-        budget -= len(candidate)
-        search.consider(candidate.strip())
-    covered = -1
-    for start, end in raw_spans(body):
-        if start < covered:
-            continue
-        budget -= end - start
-        if budget < 0:
-            break
-        if search.consider(body[start:end].strip()):
-            covered = end
-    return _decide(search)
-
-
-def _decide(search: _Search) -> ParseResult:
-    if not search.accepted:
-        if not search.parsed_any:
-            raise ReplyError("no JSON found in the reply")
-        raise ReplyError("the reply does not match the expected output", search.best)
-    if (
-        len(search.accepted) > 1
-        and len({json.dumps(v, sort_keys=True, ensure_ascii=False) for v, _ in search.accepted}) > 1
-    ):
-        raise ReplyError("the reply holds several different answers")
-    return ParseResult(*search.accepted[0])

@@ -19,191 +19,225 @@ if TYPE_CHECKING:
 _Slow = _rt.Slow
 _MISS: Any = object()
 _is_datetime = _rt.is_datetime
+_kind = _rt.kind_of
+_short = _rt.short
+_ix = _rt.index_of
+_nest = _rt.nest
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
-_E17 = frozenset(('continue', 'finalize', 'ask_user'))
-_E27 = frozenset(('continue', 'finalize', 'ask_user'))
+_E19 = frozenset(('continue', 'finalize', 'ask_user'))
+_E31 = frozenset(('continue', 'finalize', 'ask_user'))
 
 
 def _fast_t1(x: Any) -> Any:
+    errs: Any = None
+    m17: Any = x
     if type(x) is not dict:
-        raise _Slow
-    if len(x) == 2:
-        if len(x) != 2:
-            raise _Slow
-        try:
-            f13 = x['query']
-            f14 = x['priority']
-        except KeyError:
-            raise _Slow from None
-        if type(f13) is not str:
-            raise _Slow
-        if type(f14) is not int:
-            raise _Slow
-        m15: Any = x
+        (errs := errs or []).append(('', 1, 'expected map, got ', x))
     else:
-        try:
-            f13 = x['query']
-        except KeyError:
-            raise _Slow from None
-        f14 = x.get('priority', _MISS)
-        if len(x) != 1 + (f14 is not _MISS):
-            raise _Slow  # extra, folded or ambiguous keys
-        if type(f13) is not str:
-            raise _Slow
-        if f14 is _MISS:
-            d16: Any = 999
+        if len(x) == 2:
+            try:
+                f15 = x['query']
+                f16 = x['priority']
+            except KeyError:
+                raise _Slow from None
+            if type(f15) is not str:
+                (errs := errs or []).append(('query', 1, 'expected string, got ', f15))
+            if type(f16) is not int:
+                (errs := errs or []).append(('priority', 1, 'expected int, got ', f16))
         else:
-            if type(f14) is not int:
-                raise _Slow
-            d16 = f14
-        m15 = {'query': f13}
-        if d16 is not _MISS:
-            m15['priority'] = d16
-    return m15
-
-
-def _fast_agent_step(x: Any) -> Any:
-    if type(x) is not dict:
-        raise _Slow
-    if len(x) == 8:
-        if len(x) != 8:
-            raise _Slow
-        try:
-            f1 = x['reasoning']
-            f2 = x['conclusion']
-            f3 = x['confidence']
-            f4 = x['files']
-            f5 = x['sub_tasks']
-            f6 = x['needs_more_info']
-            f7 = x['next_action']
-            f8 = x['error']
-        except KeyError:
-            raise _Slow from None
-        if type(f1) is not str:
-            raise _Slow
-        if type(f2) is not str:
-            raise _Slow
-        if type(f3) is not float and type(f3) is not int:
-            raise _Slow
-        if (f3 < 0 or f3 > 1):
-            raise _Slow
-        if type(f4) is not list:
-            raise _Slow
-        for e10 in f4:
-            if type(e10) is not str:
-                raise _Slow
-        if type(f5) is not list:
-            raise _Slow
-        for e11 in f5:
-            r12: Any = _fast_t1(e11)
-            if r12 is not e11:
-                raise _Slow
-        if type(f6) is not bool:
-            raise _Slow
-        if type(f7) is not str or f7 not in _E17:
-            raise _Slow
-        if f8 is not None:
-            if type(f8) is not str:
-                raise _Slow
-        m9: Any = x
-    else:
-        try:
-            f2 = x['conclusion']
-        except KeyError:
-            raise _Slow from None
-        f1 = x.get('reasoning', _MISS)
-        f3 = x.get('confidence', _MISS)
-        f4 = x.get('files', _MISS)
-        f5 = x.get('sub_tasks', _MISS)
-        f6 = x.get('needs_more_info', _MISS)
-        f7 = x.get('next_action', _MISS)
-        f8 = x.get('error', _MISS)
-        if len(x) != 1 + (f1 is not _MISS) + (f3 is not _MISS) + (f4 is not _MISS) + (f5 is not _MISS) + (f6 is not _MISS) + (f7 is not _MISS) + (f8 is not _MISS):
-            raise _Slow  # extra, folded or ambiguous keys
-        if f1 is _MISS:
-            d18: Any = ''
-        else:
-            if type(f1) is not str:
-                raise _Slow
-            d18 = f1
-        if type(f2) is not str:
-            raise _Slow
-        if f3 is _MISS:
-            d19: Any = 0.8
-        else:
-            if type(f3) is not float and type(f3) is not int:
-                raise _Slow
-            if (f3 < 0 or f3 > 1):
-                raise _Slow
-            d19 = f3
-        if f4 is _MISS:
-            d20: Any = []
-        else:
-            if type(f4) is not list:
-                raise _Slow
-            for e21 in f4:
-                if type(e21) is not str:
-                    raise _Slow
-            d20 = f4
-        if f5 is _MISS:
-            d22: Any = []
-        else:
-            if type(f5) is not list:
-                raise _Slow
-            for e23 in f5:
-                r24: Any = _fast_t1(e23)
-                if r24 is not e23:
-                    raise _Slow
-            d22 = f5
-        if f6 is _MISS:
-            d25: Any = False
-        else:
-            if type(f6) is not bool:
-                raise _Slow
-            d25 = f6
-        if f7 is _MISS:
-            d26: Any = 'finalize'
-        else:
-            if type(f7) is not str or f7 not in _E27:
-                raise _Slow
-            d26 = f7
-        if f8 is _MISS:
-            d28: Any = _MISS
-        else:
-            if f8 is not None:
-                if type(f8) is not str:
-                    raise _Slow
-            d28 = f8
-        m9 = {'conclusion': f2}
-        if d18 is not _MISS:
-            m9['reasoning'] = d18
-        if d19 is not _MISS:
-            m9['confidence'] = d19
-        if d20 is not _MISS:
-            m9['files'] = d20
-        if d22 is not _MISS:
-            m9['sub_tasks'] = d22
-        if d25 is not _MISS:
-            m9['needs_more_info'] = d25
-        if d26 is not _MISS:
-            m9['next_action'] = d26
-        if d28 is not _MISS:
-            m9['error'] = d28
-    return m9
+            try:
+                f15 = x['query']
+            except KeyError:
+                raise _Slow from None
+            f16 = x.get('priority', _MISS)
+            if len(x) != 1 + (f16 is not _MISS):
+                raise _Slow  # extra, folded or ambiguous keys
+            if type(f15) is not str:
+                (errs := errs or []).append(('query', 1, 'expected string, got ', f15))
+            if f16 is _MISS:
+                d18: Any = 999
+            else:
+                if type(f16) is not int:
+                    (errs := errs or []).append(('priority', 1, 'expected int, got ', f16))
+                d18 = f16
+            if d18 is not f16:
+                m17 = {'query': f15}
+                if d18 is not _MISS:
+                    m17['priority'] = d18
+    if errs:
+        raise ValidationError(errs)
+    return m17
 
 
 _OUT_agent_step: Any = ('map', (('reasoning', 'reasoning', ('str',), False, True, '', False, ()), ('conclusion', 'conclusion', ('str',), True, False, None, False, ()), ('confidence', 'confidence', ('float',), False, True, 0.8, False, (('clamp', (0, 1)),)), ('files', 'files', ('list', ('str',)), False, True, [], False, ()), ('sub_tasks', 'sub_tasks', ('list', ('ref', 'SubTask')), False, True, [], False, ()), ('needs_more_info', 'needs_more_info', ('bool',), False, True, False, False, ()), ('next_action', 'next_action', ('enum', ('continue', 'finalize', 'ask_user')), False, True, 'finalize', True, ()), ('error', 'error', ('opt', ('str',)), False, False, None, False, ())), False)
 _IN_agent_step: Any = ('map', (('query', 'query', ('str',), True, False, None, False, ()),), True)
 
 
-def validate_agent_step(value: Any) -> Any:
-    """The output of `agent_step`, normalised; ValidationError lists every error."""
+def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
+    """The output of `agent_step`, normalised; ValidationError lists every error.
+
+    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
+    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    errs: Any = None
     try:
-        return _fast_agent_step(value)
-    except _Slow:
-        return _rt.validate(_OUT_agent_step, value, _TYPES)
+        m9: Any = value
+        if type(value) is not dict:
+            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+        else:
+            if len(value) == 8:
+                try:
+                    f1 = value['reasoning']
+                    f2 = value['conclusion']
+                    f3 = value['confidence']
+                    f4 = value['files']
+                    f5 = value['sub_tasks']
+                    f6 = value['needs_more_info']
+                    f7 = value['next_action']
+                    f8 = value['error']
+                except KeyError:
+                    raise _Slow from None
+                if type(f1) is not str:
+                    (errs := errs or []).append(('reasoning', 1, 'expected string, got ', f1))
+                if type(f2) is not str:
+                    (errs := errs or []).append(('conclusion', 1, 'expected string, got ', f2))
+                if type(f3) is not float and type(f3) is not int:
+                    (errs := errs or []).append(('confidence', 1, 'expected float, got ', f3))
+                else:
+                    if f3 < 0 or f3 > 1:
+                        raise _Slow
+                if type(f4) is not list:
+                    (errs := errs or []).append(('files', 1, 'expected list, got ', f4))
+                else:
+                    k11 = -1
+                    for e10 in f4:
+                        if type(e10) is not str:
+                            k11 = _ix(f4, e10, k11)
+                            (errs := errs or []).append((('files', k11), 1, 'expected string, got ', e10))
+                if type(f5) is not list:
+                    (errs := errs or []).append(('sub_tasks', 1, 'expected list, got ', f5))
+                else:
+                    k13 = -1
+                    for e12 in f5:
+                        i13 = -1
+                        try:
+                            r14 = _fast_t1(e12)
+                        except ValidationError as exc:
+                            if i13 < 0: i13 = k13 = _ix(f5, e12, k13)
+                            errs = _nest(errs, ('sub_tasks', i13), exc.errors, 'root')
+                            r14 = e12
+                        if r14 is not e12:
+                            raise _Slow
+                if type(f6) is not bool:
+                    (errs := errs or []).append(('needs_more_info', 1, 'expected bool, got ', f6))
+                if type(f7) is not str or f7 not in _E19:
+                    raise _Slow
+                if f8 is not None:
+                    if type(f8) is not str:
+                        (errs := errs or []).append(('error', 1, 'expected string, got ', f8))
+            else:
+                try:
+                    f2 = value['conclusion']
+                except KeyError:
+                    raise _Slow from None
+                f1 = value.get('reasoning', _MISS)
+                f3 = value.get('confidence', _MISS)
+                f4 = value.get('files', _MISS)
+                f5 = value.get('sub_tasks', _MISS)
+                f6 = value.get('needs_more_info', _MISS)
+                f7 = value.get('next_action', _MISS)
+                f8 = value.get('error', _MISS)
+                if len(value) != 1 + (f1 is not _MISS) + (f3 is not _MISS) + (f4 is not _MISS) + (f5 is not _MISS) + (f6 is not _MISS) + (f7 is not _MISS) + (f8 is not _MISS):
+                    raise _Slow  # extra, folded or ambiguous keys
+                if f1 is _MISS:
+                    d20: Any = ''
+                else:
+                    if type(f1) is not str:
+                        (errs := errs or []).append(('reasoning', 1, 'expected string, got ', f1))
+                    d20 = f1
+                if type(f2) is not str:
+                    (errs := errs or []).append(('conclusion', 1, 'expected string, got ', f2))
+                if f3 is _MISS:
+                    d21: Any = 0.8
+                else:
+                    if type(f3) is not float and type(f3) is not int:
+                        (errs := errs or []).append(('confidence', 1, 'expected float, got ', f3))
+                    else:
+                        if f3 < 0 or f3 > 1:
+                            raise _Slow
+                    d21 = f3
+                if f4 is _MISS:
+                    d22: Any = []
+                else:
+                    if type(f4) is not list:
+                        (errs := errs or []).append(('files', 1, 'expected list, got ', f4))
+                    else:
+                        k24 = -1
+                        for e23 in f4:
+                            if type(e23) is not str:
+                                k24 = _ix(f4, e23, k24)
+                                (errs := errs or []).append((('files', k24), 1, 'expected string, got ', e23))
+                    d22 = f4
+                if f5 is _MISS:
+                    d25: Any = []
+                else:
+                    if type(f5) is not list:
+                        (errs := errs or []).append(('sub_tasks', 1, 'expected list, got ', f5))
+                    else:
+                        k27 = -1
+                        for e26 in f5:
+                            i27 = -1
+                            try:
+                                r28 = _fast_t1(e26)
+                            except ValidationError as exc:
+                                if i27 < 0: i27 = k27 = _ix(f5, e26, k27)
+                                errs = _nest(errs, ('sub_tasks', i27), exc.errors, 'root')
+                                r28 = e26
+                            if r28 is not e26:
+                                raise _Slow
+                    d25 = f5
+                if f6 is _MISS:
+                    d29: Any = False
+                else:
+                    if type(f6) is not bool:
+                        (errs := errs or []).append(('needs_more_info', 1, 'expected bool, got ', f6))
+                    d29 = f6
+                if f7 is _MISS:
+                    d30: Any = 'finalize'
+                else:
+                    if type(f7) is not str or f7 not in _E31:
+                        raise _Slow
+                    d30 = f7
+                if f8 is _MISS:
+                    d32: Any = _MISS
+                else:
+                    if f8 is not None:
+                        if type(f8) is not str:
+                            (errs := errs or []).append(('error', 1, 'expected string, got ', f8))
+                    d32 = f8
+                if d20 is not f1 or d21 is not f3 or d22 is not f4 or d25 is not f5 or d29 is not f6 or d30 is not f7 or d32 is not f8:
+                    m9 = {'conclusion': f2}
+                    if d20 is not _MISS:
+                        m9['reasoning'] = d20
+                    if d21 is not _MISS:
+                        m9['confidence'] = d21
+                    if d22 is not _MISS:
+                        m9['files'] = d22
+                    if d25 is not _MISS:
+                        m9['sub_tasks'] = d25
+                    if d29 is not _MISS:
+                        m9['needs_more_info'] = d29
+                    if d30 is not _MISS:
+                        m9['next_action'] = d30
+                    if d32 is not _MISS:
+                        m9['error'] = d32
+    except _Slow:  # a case for the runtime's validator, the reference semantics
+        return _slow(_OUT_agent_step, value, _TYPES)
+    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
+    if errs:
+        raise ValidationError(errs)
+    return m9
 
 
 def validate_agent_step_input(value: Any) -> Any:
@@ -213,7 +247,10 @@ def validate_agent_step_input(value: Any) -> Any:
 
 def parse_agent_step(text: str) -> ParseResult:
     """The answer to `agent_step` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_agent_step, _TYPES, _rt.checker(_fast_agent_step))
+    return _rt.parse_reply(text, _OUT_agent_step, _TYPES, _check_agent_step)
+
+
+_check_agent_step = _rt.checker(validate_agent_step)
 
 
 __all__ = [

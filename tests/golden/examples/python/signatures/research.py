@@ -19,73 +19,33 @@ if TYPE_CHECKING:
 _Slow = _rt.Slow
 _MISS: Any = object()
 _is_datetime = _rt.is_datetime
+_kind = _rt.kind_of
+_short = _rt.short
+_ix = _rt.index_of
+_nest = _rt.nest
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ())), False)}
 
 
-def _fast_rank_results(x: Any) -> Any:
-    if type(x) is not list:
-        raise _Slow
-    for e1 in x:
-        if type(e1) is not dict:
-            raise _Slow
-        if len(e1) != 3:
+def _fast_t1(x: Any) -> Any:
+    errs: Any = None
+    if type(x) is not dict:
+        (errs := errs or []).append(('', 1, 'expected map, got ', x))
+    else:
+        if len(x) != 2:
             raise _Slow
         try:
-            f2 = e1['title']
-            f3 = e1['url']
-            f4 = e1['score']
+            f11 = x['title']
+            f12 = x['url']
         except KeyError:
             raise _Slow from None
-        if type(f2) is not str:
-            raise _Slow
-        if type(f3) is not str:
-            raise _Slow
-        if type(f4) is not float and type(f4) is not int:
-            raise _Slow
-        if (f4 < 0 or f4 > 1):
-            raise _Slow
-    return x
-
-
-def _fast_t1(x: Any) -> Any:
-    if type(x) is not dict:
-        raise _Slow
-    if len(x) != 2:
-        raise _Slow
-    try:
-        f11 = x['title']
-        f12 = x['url']
-    except KeyError:
-        raise _Slow from None
-    if type(f11) is not str:
-        raise _Slow
-    if type(f12) is not str:
-        raise _Slow
-    return x
-
-
-def _fast_research(x: Any) -> Any:
-    if type(x) is not dict:
-        raise _Slow
-    if len(x) != 2:
-        raise _Slow
-    try:
-        f6 = x['summary']
-        f7 = x['sources']
-    except KeyError:
-        raise _Slow from None
-    if type(f6) is not str:
-        raise _Slow
-    if type(f7) is not list:
-        raise _Slow
-    for e9 in f7:
-        r10: Any = _fast_t1(e9)
-        if r10 is not e9:
-            raise _Slow
-    if (len(f7) > 20):
-        raise _Slow
+        if type(f11) is not str:
+            (errs := errs or []).append(('title', 1, 'expected string, got ', f11))
+        if type(f12) is not str:
+            (errs := errs or []).append(('url', 1, 'expected string, got ', f12))
+    if errs:
+        raise ValidationError(errs)
     return x
 
 
@@ -93,12 +53,49 @@ _OUT_rank_results: Any = ('list', ('map', (('title', 'title', ('str',), True, Fa
 _IN_rank_results: Any = ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('results', 'results', ('list', ('ref', 'Source')), True, False, None, False, ())), True)
 
 
-def validate_rank_results(value: Any) -> Any:
-    """The output of `rank_results`, normalised; ValidationError lists every error."""
+def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
+    """The output of `rank_results`, normalised; ValidationError lists every error.
+
+    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
+    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    errs: Any = None
     try:
-        return _fast_rank_results(value)
-    except _Slow:
-        return _rt.validate(_OUT_rank_results, value, _TYPES)
+        if type(value) is not list:
+            (errs := errs or []).append(('root', 1, 'expected list, got ', value))
+        else:
+            k2 = -1
+            for e1 in value:
+                i2 = -1
+                if type(e1) is not dict:
+                    if i2 < 0: i2 = k2 = _ix(value, e1, k2)
+                    (errs := errs or []).append(((i2,), 1, 'expected map, got ', e1))
+                else:
+                    if len(e1) != 3:
+                        raise _Slow
+                    try:
+                        f3 = e1['title']
+                        f4 = e1['url']
+                        f5 = e1['score']
+                    except KeyError:
+                        raise _Slow from None
+                    if type(f3) is not str:
+                        if i2 < 0: i2 = k2 = _ix(value, e1, k2)
+                        (errs := errs or []).append(((i2, 'title'), 1, 'expected string, got ', f3))
+                    if type(f4) is not str:
+                        if i2 < 0: i2 = k2 = _ix(value, e1, k2)
+                        (errs := errs or []).append(((i2, 'url'), 1, 'expected string, got ', f4))
+                    if type(f5) is not float and type(f5) is not int:
+                        if i2 < 0: i2 = k2 = _ix(value, e1, k2)
+                        (errs := errs or []).append(((i2, 'score'), 1, 'expected float, got ', f5))
+                    else:
+                        if f5 < 0 or f5 > 1:
+                            raise _Slow
+    except _Slow:  # a case for the runtime's validator, the reference semantics
+        return _slow(_OUT_rank_results, value, _TYPES)
+    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
+    if errs:
+        raise ValidationError(errs)
+    return value
 
 
 def validate_rank_results_input(value: Any) -> Any:
@@ -108,19 +105,54 @@ def validate_rank_results_input(value: Any) -> Any:
 
 def parse_rank_results(text: str) -> ParseResult:
     """The answer to `rank_results` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_rank_results, _TYPES, _rt.checker(_fast_rank_results))
+    return _rt.parse_reply(text, _OUT_rank_results, _TYPES, _check_rank_results)
+
+
+_check_rank_results = _rt.checker(validate_rank_results)
 
 
 _OUT_research: Any = ('map', (('summary', 'summary', ('str',), True, False, None, False, ()), ('sources', 'sources', ('list', ('ref', 'Source')), True, False, None, False, (('maxItems', 20),))), False)
 _IN_research: Any = ('map', (('topic', 'topic', ('str',), True, False, None, False, ()),), True)
 
 
-def validate_research(value: Any) -> Any:
-    """The output of `research`, normalised; ValidationError lists every error."""
+def validate_research(value: Any, _slow: Any = _rt.validate) -> Any:
+    """The output of `research`, normalised; ValidationError lists every error.
+
+    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
+    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    errs: Any = None
     try:
-        return _fast_research(value)
-    except _Slow:
-        return _rt.validate(_OUT_research, value, _TYPES)
+        if type(value) is not dict:
+            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+        else:
+            if len(value) != 2:
+                raise _Slow
+            try:
+                f6 = value['summary']
+                f7 = value['sources']
+            except KeyError:
+                raise _Slow from None
+            if type(f6) is not str:
+                (errs := errs or []).append(('summary', 1, 'expected string, got ', f6))
+            if type(f7) is not list:
+                (errs := errs or []).append(('sources', 1, 'expected list, got ', f7))
+            else:
+                for e8 in f7:
+                    try:
+                        r10: Any = _fast_t1(e8)
+                    except ValidationError:
+                        raise _Slow from None
+                    if r10 is not e8:
+                        raise _Slow
+                if len(f7) > 20:
+                    if len(f7) > 20:
+                        (errs := errs or []).append(('sources', 'more than 20 items'))
+    except _Slow:  # a case for the runtime's validator, the reference semantics
+        return _slow(_OUT_research, value, _TYPES)
+    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
+    if errs:
+        raise ValidationError(errs)
+    return value
 
 
 def validate_research_input(value: Any) -> Any:
@@ -130,7 +162,10 @@ def validate_research_input(value: Any) -> Any:
 
 def parse_research(text: str) -> ParseResult:
     """The answer to `research` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_research, _TYPES, _rt.checker(_fast_research))
+    return _rt.parse_reply(text, _OUT_research, _TYPES, _check_research)
+
+
+_check_research = _rt.checker(validate_research)
 
 
 __all__ = [

@@ -19,109 +19,79 @@ if TYPE_CHECKING:
 _Slow = _rt.Slow
 _MISS: Any = object()
 _is_datetime = _rt.is_datetime
+_kind = _rt.kind_of
+_short = _rt.short
+_ix = _rt.index_of
+_nest = _rt.nest
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutral')), 'Priority': ('union', (('lit', 1), ('lit', 2), ('lit', 3), ('lit', 4), ('lit', 5)))}
-_E5 = frozenset(('positive', 'negative', 'neutral'))
-_E10 = frozenset(('thank', 'escalate', 'ignore'))
-_E12 = frozenset((1, 2, 3, 4, 5))
-_E13 = frozenset(('thank', 'escalate', 'ignore'))
+_E4 = frozenset(('positive', 'negative', 'neutral'))
+_E9 = frozenset(('thank', 'escalate', 'ignore'))
+_E11 = frozenset((1, 2, 3, 4, 5))
+_E12 = frozenset(('thank', 'escalate', 'ignore'))
 
 
 def _fast_t1(x: Any) -> Any:
-    if type(x) is not str or x not in _E5:
-        raise _Slow
-    return x
-
-
-def _fast_classify(x: Any) -> Any:
-    if type(x) is not dict:
-        raise _Slow
-    if len(x) != 2:
-        raise _Slow
-    try:
-        f1 = x['sentiment']
-        f2 = x['score']
-    except KeyError:
-        raise _Slow from None
-    r4: Any = _fast_t1(f1)
-    if r4 is not f1:
-        raise _Slow  # a nested value needs normalising
-    if type(f2) is not float and type(f2) is not int:
-        raise _Slow
-    if (f2 < 0 or f2 > 1):
-        raise _Slow
+    errs: Any = None
+    if type(x) is not str or x not in _E4:
+        (errs := errs or []).append(('', 2, 'expected one of "positive", "negative", "neutral", got ', x))
+    if errs:
+        raise ValidationError(errs)
     return x
 
 
 def _fast_t2(x: Any) -> Any:
-    if type(x) is not int or x not in _E12:
+    errs: Any = None
+    if type(x) is not int or x not in _E11:
         raise _Slow
+    if errs:
+        raise ValidationError(errs)
     return x
-
-
-def _fast_act_on_sentiment(x: Any) -> Any:
-    if type(x) is not dict:
-        raise _Slow
-    if len(x) == 3:
-        if len(x) != 3:
-            raise _Slow
-        try:
-            f6 = x['action']
-            f7 = x['priority']
-            f8 = x['note']
-        except KeyError:
-            raise _Slow from None
-        if type(f6) is not str or f6 not in _E10:
-            raise _Slow
-        r11: Any = _fast_t2(f7)
-        if r11 is not f7:
-            raise _Slow  # a nested value needs normalising
-        if f8 is not None:
-            if type(f8) is not str:
-                raise _Slow
-        m9: Any = x
-    else:
-        try:
-            f6 = x['action']
-        except KeyError:
-            raise _Slow from None
-        f7 = x.get('priority', _MISS)
-        f8 = x.get('note', _MISS)
-        if len(x) != 1 + (f7 is not _MISS) + (f8 is not _MISS):
-            raise _Slow  # extra, folded or ambiguous keys
-        if type(f6) is not str or f6 not in _E13:
-            raise _Slow
-        if f7 is _MISS:
-            d14: Any = 3
-        else:
-            r15: Any = _fast_t2(f7)
-            d14 = r15
-        if f8 is _MISS:
-            d16: Any = _MISS
-        else:
-            if f8 is not None:
-                if type(f8) is not str:
-                    raise _Slow
-            d16 = f8
-        m9 = {'action': f6}
-        if d14 is not _MISS:
-            m9['priority'] = d14
-        if d16 is not _MISS:
-            m9['note'] = d16
-    return m9
 
 
 _OUT_classify: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, (('minimum', 0), ('maximum', 1)))), False)
 _IN_classify: Any = ('map', (('text', 'text', ('str',), True, False, None, False, (('minLength', 1),)),), True)
 
 
-def validate_classify(value: Any) -> Any:
-    """The output of `classify`, normalised; ValidationError lists every error."""
+def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
+    """The output of `classify`, normalised; ValidationError lists every error.
+
+    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
+    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    errs: Any = None
     try:
-        return _fast_classify(value)
-    except _Slow:
-        return _rt.validate(_OUT_classify, value, _TYPES)
+        if type(value) is not dict:
+            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+        else:
+            if len(value) != 2:
+                raise _Slow
+            try:
+                f1 = value['sentiment']
+                f2 = value['score']
+            except KeyError:
+                raise _Slow from None
+            try:
+                r3 = _fast_t1(f1)
+            except ValidationError as exc:
+                errs = _nest(errs, 'sentiment', exc.errors, 'root')
+                r3 = f1
+            if r3 is not f1:
+                raise _Slow  # a nested value needs normalising
+            if type(f2) is not float and type(f2) is not int:
+                (errs := errs or []).append(('score', 1, 'expected float, got ', f2))
+            else:
+                if f2 < 0 or f2 > 1:
+                    if f2 < 0:
+                        (errs := errs or []).append(('score', 3, ' is less than the minimum 0', f2))
+                    if f2 > 1:
+                        (errs := errs or []).append(('score', 3, ' is greater than the maximum 1', f2))
+    except _Slow:  # a case for the runtime's validator, the reference semantics
+        return _slow(_OUT_classify, value, _TYPES)
+    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
+    if errs:
+        raise ValidationError(errs)
+    return value
 
 
 def validate_classify_input(value: Any) -> Any:
@@ -131,19 +101,85 @@ def validate_classify_input(value: Any) -> Any:
 
 def parse_classify(text: str) -> ParseResult:
     """The answer to `classify` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_classify, _TYPES, _rt.checker(_fast_classify))
+    return _rt.parse_reply(text, _OUT_classify, _TYPES, _check_classify)
+
+
+_check_classify = _rt.checker(validate_classify)
 
 
 _OUT_act_on_sentiment: Any = ('map', (('action', 'action', ('enum', ('thank', 'escalate', 'ignore')), True, False, None, False, ()), ('priority', 'priority', ('ref', 'Priority'), False, True, 3, False, ()), ('note', 'note', ('opt', ('str',)), False, False, None, False, ())), False)
 _IN_act_on_sentiment: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, ())), True)
 
 
-def validate_act_on_sentiment(value: Any) -> Any:
-    """The output of `act_on_sentiment`, normalised; ValidationError lists every error."""
+def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
+    """The output of `act_on_sentiment`, normalised; ValidationError lists every error.
+
+    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
+    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    errs: Any = None
     try:
-        return _fast_act_on_sentiment(value)
-    except _Slow:
-        return _rt.validate(_OUT_act_on_sentiment, value, _TYPES)
+        m8: Any = value
+        if type(value) is not dict:
+            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+        else:
+            if len(value) == 3:
+                try:
+                    f5 = value['action']
+                    f6 = value['priority']
+                    f7 = value['note']
+                except KeyError:
+                    raise _Slow from None
+                if type(f5) is not str or f5 not in _E9:
+                    (errs := errs or []).append(('action', 2, 'expected one of "thank", "escalate", "ignore", got ', f5))
+                try:
+                    r10 = _fast_t2(f6)
+                except ValidationError as exc:
+                    errs = _nest(errs, 'priority', exc.errors, 'root')
+                    r10 = f6
+                if r10 is not f6:
+                    raise _Slow  # a nested value needs normalising
+                if f7 is not None:
+                    if type(f7) is not str:
+                        (errs := errs or []).append(('note', 1, 'expected string, got ', f7))
+            else:
+                try:
+                    f5 = value['action']
+                except KeyError:
+                    raise _Slow from None
+                f6 = value.get('priority', _MISS)
+                f7 = value.get('note', _MISS)
+                if len(value) != 1 + (f6 is not _MISS) + (f7 is not _MISS):
+                    raise _Slow  # extra, folded or ambiguous keys
+                if type(f5) is not str or f5 not in _E12:
+                    (errs := errs or []).append(('action', 2, 'expected one of "thank", "escalate", "ignore", got ', f5))
+                if f6 is _MISS:
+                    d13: Any = 3
+                else:
+                    try:
+                        r14 = _fast_t2(f6)
+                    except ValidationError as exc:
+                        errs = _nest(errs, 'priority', exc.errors, 'root')
+                        r14 = f6
+                    d13 = r14
+                if f7 is _MISS:
+                    d15: Any = _MISS
+                else:
+                    if f7 is not None:
+                        if type(f7) is not str:
+                            (errs := errs or []).append(('note', 1, 'expected string, got ', f7))
+                    d15 = f7
+                if d13 is not f6 or d15 is not f7:
+                    m8 = {'action': f5}
+                    if d13 is not _MISS:
+                        m8['priority'] = d13
+                    if d15 is not _MISS:
+                        m8['note'] = d15
+    except _Slow:  # a case for the runtime's validator, the reference semantics
+        return _slow(_OUT_act_on_sentiment, value, _TYPES)
+    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
+    if errs:
+        raise ValidationError(errs)
+    return m8
 
 
 def validate_act_on_sentiment_input(value: Any) -> Any:
@@ -153,7 +189,10 @@ def validate_act_on_sentiment_input(value: Any) -> Any:
 
 def parse_act_on_sentiment(text: str) -> ParseResult:
     """The answer to `act_on_sentiment` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_act_on_sentiment, _TYPES, _rt.checker(_fast_act_on_sentiment))
+    return _rt.parse_reply(text, _OUT_act_on_sentiment, _TYPES, _check_act_on_sentiment)
+
+
+_check_act_on_sentiment = _rt.checker(validate_act_on_sentiment)
 
 
 __all__ = [
