@@ -47,16 +47,16 @@ class ValidationError(ValueError):
 
 def _issue(entry: tuple[Any, ...]) -> Issue:
     """A recorded error as (path, message). Generated validators record most messages
-    unformatted, as (path, HOW, TEXT, VALUE): see emit/python/fastpath.py `Message`; a path
-    with list positions is a tuple of its parts."""
+    unformatted, as (path, KIND, VALUE) or (path, HOW, TEXT, VALUE): see
+    emit/python/fastpath.py `Message`; a path with list positions is a tuple of its parts."""
     path = entry[0]
     if type(path) is tuple:  # with list positions: ("items", 3, "name")
         path = ".".join(map(str, path))
     if len(entry) == 2:
         return path, entry[1]
+    if len(entry) == 3:  # (path, NAME, VALUE): a value of the wrong kind
+        return path, f"expected {entry[1]}, got {kind_of(entry[2])}"
     _, how, text, value = entry
-    if how == 1:
-        return path, text + kind_of(value)
     if how == 2:
         return path, text + short(value)
     return path, str(value) + text

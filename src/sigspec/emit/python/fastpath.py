@@ -85,8 +85,8 @@ After = Callable[[Code, int], None]
 class Message:
     """An error message as the runtime words it, recorded unformatted: `ValidationError`
     formats it only when `.errors` is read (a float's repr alone costs as much as the checks).
-    `how`: 0 the text alone, 1 text + kind of value, 2 text + value shortened, 3 value + text.
-    """
+    `how`: 0 the text alone, 1 "expected TEXT, got " + kind of value, 2 text + value
+    shortened, 3 value + text (runtime/validate.py `_issue`)."""
 
     text: str
     how: int = 0
@@ -95,11 +95,13 @@ class Message:
     def entry(self, path: str) -> str:
         if not self.how:
             return f"({path}, {self.text!r})"
+        if self.how == 1:  # the most frequent: kept short, `(path, 'float', value)`
+            return f"({path}, {self.text!r}, {self.value})"
         return f"({path}, {self.how}, {self.text!r}, {self.value})"
 
 
 def _expected(name: str, v: str) -> Message:
-    return Message(f"expected {name}, got ", 1, v)
+    return Message(name, 1, v)
 
 
 def _scalar(t: ir.TypeRef) -> bool:
@@ -124,6 +126,9 @@ class FastPaths:
     counter: int = 0
     collect: bool = True  # False below @fallback and constrained lists: any doubt is _Slow
     root: str = "root"  # the path of the checked value itself ("" inside a named type)
+    # True where the caller needs the value itself back (a list item, a field of a map kept
+    # as it is): a map that would need a new dict raises _Slow instead of building one.
+    same: bool = False
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -131,11 +136,11 @@ class FastPaths:
 
     def body(self, t: ir.TypeRef, v: str, ind: int, *, root: str) -> tuple[str, str]:
         """(checks of `v` against `t` collecting `errs`, the normalised value's expression)."""
-        saved = self.collect, self.root
-        self.collect, self.root = True, root
+        saved = self.collect, self.root, self.same
+        self.collect, self.root, self.same = True, root, False
         code = Code()
         result = self.gen(t, v, (), code, ind)
-        self.collect, self.root = saved
+        self.collect, self.root, self.same = saved
         return "\n".join(code.lines), result
 
     def named_function(self, type_name: str) -> str:
@@ -365,7 +370,9 @@ class FastPaths:
         element, last = self.fresh("e"), self.fresh("k")
         part = Index(f"i{last[1:]}", last, element, v, _scalar(item))
         inner = Code()
+        saved, self.same = self.same, True
         result = self.gen(item, element, (*where, part), inner, ind + 1)
+        self.same = saved
         if not inner.lines:
             return
         if self.collect:
@@ -383,8 +390,8 @@ class FastPaths:
         missing optional or default fields gets a new dict with the defaults filled in."""
         names = {f.name: self.fresh("f") for f in t.fields}
         optional = [f for f in t.fields if not f.required]
-        out = self.fresh("m") if optional else v
-        if optional:
+        out = self.fresh("m") if optional and not self.same else v
+        if out != v:
             code.add(ind, f"{out}: Any = {v}")
         body = Code()
         inner = ind + 1 if self.collect else ind
@@ -419,7 +426,7 @@ class FastPaths:
         code.add(ind, "except KeyError:")
         code.add(ind + 1, "raise _Slow from None")
         for f in t.fields:
-            result = self.field_value(f, names[f.name], where, code, ind)
+            result = self.field_value(f, names[f.name], where, code, ind, same=True)
             if result != names[f.name]:
                 code.add(ind, f"if {result} is not {names[f.name]}:")
                 code.add(ind + 1, "raise _Slow  # a nested value needs normalising")
@@ -455,6 +462,9 @@ class FastPaths:
         if not changed:
             return
         code.add(ind, f"if {' or '.join(changed)}:")
+        if out == v:  # the caller needs this very map: the runtime builds the new one
+            code.add(ind + 1, "raise _Slow  # a default to fill in")
+            return
         fixed = ", ".join(f"{f.name!r}: {results[f.name]}" for f in required)
         code.add(ind + 1, f"{out} = {{{fixed}}}")
         for f in optional:
@@ -463,26 +473,29 @@ class FastPaths:
 
     def field(self, f: ir.Field, v: str, where: Where, code: Code, ind: int) -> str:
         if f.required:
-            return self.field_value(f, v, where, code, ind)
+            return self.field_value(f, v, where, code, ind, same=False)
         out = self.fresh("d")
         code.add(ind, f"if {v} is _MISS:")
         absent = repr(f.default.value) if f.default is not None else "_MISS"
         code.add(ind + 1, f"{out}: Any = {absent}")  # a literal: a fresh copy of the default
         code.add(ind, "else:")
-        result = self.field_value(f, v, where, code, ind + 1)
+        result = self.field_value(f, v, where, code, ind + 1, same=False)
         code.add(ind + 1, f"{out} = {result}")
         return out
 
-    def field_value(self, f: ir.Field, v: str, where: Where, code: Code, ind: int) -> str:
+    def field_value(
+        self, f: ir.Field, v: str, where: Where, code: Code, ind: int, *, same: bool
+    ) -> str:
         """A present field's value: its type, then (when that held) its constraints."""
         here = (*where, f.name)
-        saved = self.collect
-        self.collect = saved and not f.fallback  # @fallback may replace it: the runtime's call
+        saved = self.collect, self.same
+        self.same = same
+        self.collect = self.collect and not f.fallback  # @fallback may replace it: the runtime's
         after: After | None = None
         if f.constraints or f.clamp is not None:
             after = lambda c, i: self.constraints(f, v, here, c, i)  # noqa: E731
         result = self.gen(f.type, v, here, code, ind, after=after)
-        self.collect = saved
+        self.collect, self.same = saved
         return result
 
     def constraints(self, f: ir.Field, v: str, where: Where, code: Code, ind: int) -> None:

@@ -24,6 +24,10 @@ _short = _rt.short
 _ix = _rt.index_of
 _nest = _rt.nest
 
+# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
+# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
+# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
 _E19 = frozenset(('continue', 'finalize', 'ask_user'))
@@ -34,7 +38,7 @@ def _fast_t1(x: Any) -> Any:
     errs: Any = None
     m17: Any = x
     if type(x) is not dict:
-        (errs := errs or []).append(('', 1, 'expected map, got ', x))
+        (errs := errs or []).append(('', 'map', x))
     else:
         if len(x) == 2:
             try:
@@ -43,9 +47,9 @@ def _fast_t1(x: Any) -> Any:
             except KeyError:
                 raise _Slow from None
             if type(f15) is not str:
-                (errs := errs or []).append(('query', 1, 'expected string, got ', f15))
+                (errs := errs or []).append(('query', 'string', f15))
             if type(f16) is not int:
-                (errs := errs or []).append(('priority', 1, 'expected int, got ', f16))
+                (errs := errs or []).append(('priority', 'int', f16))
         else:
             try:
                 f15 = x['query']
@@ -55,12 +59,12 @@ def _fast_t1(x: Any) -> Any:
             if len(x) != 1 + (f16 is not _MISS):
                 raise _Slow  # extra, folded or ambiguous keys
             if type(f15) is not str:
-                (errs := errs or []).append(('query', 1, 'expected string, got ', f15))
+                (errs := errs or []).append(('query', 'string', f15))
             if f16 is _MISS:
                 d18: Any = 999
             else:
                 if type(f16) is not int:
-                    (errs := errs or []).append(('priority', 1, 'expected int, got ', f16))
+                    (errs := errs or []).append(('priority', 'int', f16))
                 d18 = f16
             if d18 is not f16:
                 m17 = {'query': f15}
@@ -76,15 +80,12 @@ _IN_agent_step: Any = ('map', (('query', 'query', ('str',), True, False, None, F
 
 
 def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `agent_step`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `agent_step`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         m9: Any = value
         if type(value) is not dict:
-            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+            (errs := errs or []).append(('root', 'map', value))
         else:
             if len(value) == 8:
                 try:
@@ -99,24 +100,24 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
                 except KeyError:
                     raise _Slow from None
                 if type(f1) is not str:
-                    (errs := errs or []).append(('reasoning', 1, 'expected string, got ', f1))
+                    (errs := errs or []).append(('reasoning', 'string', f1))
                 if type(f2) is not str:
-                    (errs := errs or []).append(('conclusion', 1, 'expected string, got ', f2))
+                    (errs := errs or []).append(('conclusion', 'string', f2))
                 if type(f3) is not float and type(f3) is not int:
-                    (errs := errs or []).append(('confidence', 1, 'expected float, got ', f3))
+                    (errs := errs or []).append(('confidence', 'float', f3))
                 else:
                     if f3 < 0 or f3 > 1:
                         raise _Slow
                 if type(f4) is not list:
-                    (errs := errs or []).append(('files', 1, 'expected list, got ', f4))
+                    (errs := errs or []).append(('files', 'list', f4))
                 else:
                     k11 = -1
                     for e10 in f4:
                         if type(e10) is not str:
                             k11 = _ix(f4, e10, k11)
-                            (errs := errs or []).append((('files', k11), 1, 'expected string, got ', e10))
+                            (errs := errs or []).append((('files', k11), 'string', e10))
                 if type(f5) is not list:
-                    (errs := errs or []).append(('sub_tasks', 1, 'expected list, got ', f5))
+                    (errs := errs or []).append(('sub_tasks', 'list', f5))
                 else:
                     k13 = -1
                     for e12 in f5:
@@ -130,12 +131,12 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
                         if r14 is not e12:
                             raise _Slow
                 if type(f6) is not bool:
-                    (errs := errs or []).append(('needs_more_info', 1, 'expected bool, got ', f6))
+                    (errs := errs or []).append(('needs_more_info', 'bool', f6))
                 if type(f7) is not str or f7 not in _E19:
                     raise _Slow
                 if f8 is not None:
                     if type(f8) is not str:
-                        (errs := errs or []).append(('error', 1, 'expected string, got ', f8))
+                        (errs := errs or []).append(('error', 'string', f8))
             else:
                 try:
                     f2 = value['conclusion']
@@ -154,15 +155,15 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
                     d20: Any = ''
                 else:
                     if type(f1) is not str:
-                        (errs := errs or []).append(('reasoning', 1, 'expected string, got ', f1))
+                        (errs := errs or []).append(('reasoning', 'string', f1))
                     d20 = f1
                 if type(f2) is not str:
-                    (errs := errs or []).append(('conclusion', 1, 'expected string, got ', f2))
+                    (errs := errs or []).append(('conclusion', 'string', f2))
                 if f3 is _MISS:
                     d21: Any = 0.8
                 else:
                     if type(f3) is not float and type(f3) is not int:
-                        (errs := errs or []).append(('confidence', 1, 'expected float, got ', f3))
+                        (errs := errs or []).append(('confidence', 'float', f3))
                     else:
                         if f3 < 0 or f3 > 1:
                             raise _Slow
@@ -171,19 +172,19 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
                     d22: Any = []
                 else:
                     if type(f4) is not list:
-                        (errs := errs or []).append(('files', 1, 'expected list, got ', f4))
+                        (errs := errs or []).append(('files', 'list', f4))
                     else:
                         k24 = -1
                         for e23 in f4:
                             if type(e23) is not str:
                                 k24 = _ix(f4, e23, k24)
-                                (errs := errs or []).append((('files', k24), 1, 'expected string, got ', e23))
+                                (errs := errs or []).append((('files', k24), 'string', e23))
                     d22 = f4
                 if f5 is _MISS:
                     d25: Any = []
                 else:
                     if type(f5) is not list:
-                        (errs := errs or []).append(('sub_tasks', 1, 'expected list, got ', f5))
+                        (errs := errs or []).append(('sub_tasks', 'list', f5))
                     else:
                         k27 = -1
                         for e26 in f5:
@@ -201,7 +202,7 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
                     d29: Any = False
                 else:
                     if type(f6) is not bool:
-                        (errs := errs or []).append(('needs_more_info', 1, 'expected bool, got ', f6))
+                        (errs := errs or []).append(('needs_more_info', 'bool', f6))
                     d29 = f6
                 if f7 is _MISS:
                     d30: Any = 'finalize'
@@ -214,7 +215,7 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
                 else:
                     if f8 is not None:
                         if type(f8) is not str:
-                            (errs := errs or []).append(('error', 1, 'expected string, got ', f8))
+                            (errs := errs or []).append(('error', 'string', f8))
                     d32 = f8
                 if d20 is not f1 or d21 is not f3 or d22 is not f4 or d25 is not f5 or d29 is not f6 or d30 is not f7 or d32 is not f8:
                     m9 = {'conclusion': f2}

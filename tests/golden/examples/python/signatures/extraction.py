@@ -25,12 +25,16 @@ _short = _rt.short
 _ix = _rt.index_of
 _nest = _rt.nest
 
+# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
+# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
+# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
-_P22 = re.compile("^[A-Z0-9-]+$")
-_E23 = frozenset(('USD', 'EUR', 'GBP'))
-_P30 = re.compile("^[A-Z0-9-]+$")
-_E31 = frozenset(('USD', 'EUR', 'GBP'))
+_P21 = re.compile("^[A-Z0-9-]+$")
+_E22 = frozenset(('USD', 'EUR', 'GBP'))
+_P29 = re.compile("^[A-Z0-9-]+$")
+_E30 = frozenset(('USD', 'EUR', 'GBP'))
 
 
 _OUT_extract_products: Any = ('map', (('products', 'products', ('list', ('map', (('name', 'name', ('str',), True, False, None, False, ()), ('price', 'price', ('opt', ('float',)), False, False, None, False, (('minimum', 0),)), ('tags', 'tags', ('list', ('str',)), False, True, [], False, (('maxItems', 10),))), False)), True, False, None, False, ()), ('main_topic', 'main_topic', ('str',), True, False, None, False, ())), False)
@@ -38,14 +42,11 @@ _IN_extract_products: Any = ('map', (('article', 'article', ('str',), True, Fals
 
 
 def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `extract_products`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `extract_products`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         if type(value) is not dict:
-            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+            (errs := errs or []).append(('root', 'map', value))
         else:
             if len(value) != 2:
                 raise _Slow
@@ -55,15 +56,14 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
             except KeyError:
                 raise _Slow from None
             if type(f1) is not list:
-                (errs := errs or []).append(('products', 1, 'expected list, got ', f1))
+                (errs := errs or []).append(('products', 'list', f1))
             else:
                 k4 = -1
                 for e3 in f1:
                     i4 = -1
-                    m8: Any = e3
                     if type(e3) is not dict:
                         if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                        (errs := errs or []).append((('products', i4), 1, 'expected map, got ', e3))
+                        (errs := errs or []).append((('products', i4), 'map', e3))
                     else:
                         if len(e3) == 3:
                             try:
@@ -74,11 +74,11 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
                                 raise _Slow from None
                             if type(f5) is not str:
                                 if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'name'), 1, 'expected string, got ', f5))
+                                (errs := errs or []).append((('products', i4, 'name'), 'string', f5))
                             if f6 is not None:
                                 if type(f6) is not float and type(f6) is not int:
                                     if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                    (errs := errs or []).append((('products', i4, 'price'), 1, 'expected float, got ', f6))
+                                    (errs := errs or []).append((('products', i4, 'price'), 'float', f6))
                                 else:
                                     if f6 < 0:
                                         if f6 < 0:
@@ -86,10 +86,10 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
                                             (errs := errs or []).append((('products', i4, 'price'), 3, ' is less than the minimum 0', f6))
                             if type(f7) is not list:
                                 if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'tags'), 1, 'expected list, got ', f7))
+                                (errs := errs or []).append((('products', i4, 'tags'), 'list', f7))
                             else:
-                                for e9 in f7:
-                                    if type(e9) is not str:
+                                for e8 in f7:
+                                    if type(e8) is not str:
                                         raise _Slow
                                 if len(f7) > 10:
                                     if len(f7) > 10:
@@ -106,45 +106,39 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
                                 raise _Slow  # extra, folded or ambiguous keys
                             if type(f5) is not str:
                                 if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'name'), 1, 'expected string, got ', f5))
+                                (errs := errs or []).append((('products', i4, 'name'), 'string', f5))
                             if f6 is _MISS:
-                                d11: Any = _MISS
+                                d10: Any = _MISS
                             else:
                                 if f6 is not None:
                                     if type(f6) is not float and type(f6) is not int:
                                         if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                        (errs := errs or []).append((('products', i4, 'price'), 1, 'expected float, got ', f6))
+                                        (errs := errs or []).append((('products', i4, 'price'), 'float', f6))
                                     else:
                                         if f6 < 0:
                                             if f6 < 0:
                                                 if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
                                                 (errs := errs or []).append((('products', i4, 'price'), 3, ' is less than the minimum 0', f6))
-                                d11 = f6
+                                d10 = f6
                             if f7 is _MISS:
-                                d12: Any = []
+                                d11: Any = []
                             else:
                                 if type(f7) is not list:
                                     if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                    (errs := errs or []).append((('products', i4, 'tags'), 1, 'expected list, got ', f7))
+                                    (errs := errs or []).append((('products', i4, 'tags'), 'list', f7))
                                 else:
-                                    for e13 in f7:
-                                        if type(e13) is not str:
+                                    for e12 in f7:
+                                        if type(e12) is not str:
                                             raise _Slow
                                     if len(f7) > 10:
                                         if len(f7) > 10:
                                             if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
                                             (errs := errs or []).append((('products', i4, 'tags'), 'more than 10 items'))
-                                d12 = f7
-                            if d11 is not f6 or d12 is not f7:
-                                m8 = {'name': f5}
-                                if d11 is not _MISS:
-                                    m8['price'] = d11
-                                if d12 is not _MISS:
-                                    m8['tags'] = d12
-                    if m8 is not e3:
-                        raise _Slow
+                                d11 = f7
+                            if d10 is not f6 or d11 is not f7:
+                                raise _Slow  # a default to fill in
             if type(f2) is not str:
-                (errs := errs or []).append(('main_topic', 1, 'expected string, got ', f2))
+                (errs := errs or []).append(('main_topic', 'string', f2))
     except _Slow:  # a case for the runtime's validator, the reference semantics
         return _slow(_OUT_extract_products, value, _TYPES)
     # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
@@ -171,138 +165,135 @@ _IN_read_invoice: Any = ('map', (('document', 'document', ('str',), True, False,
 
 
 def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `read_invoice`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `read_invoice`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
-        m21: Any = value
+        m20: Any = value
         if type(value) is not dict:
-            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+            (errs := errs or []).append(('root', 'map', value))
         else:
             if len(value) == 6:
                 try:
-                    f15 = value['invoice_number']
-                    f16 = value['issue_date']
-                    f17 = value['currency']
-                    f18 = value['line_items']
-                    f19 = value['due_date']
-                    f20 = value['total']
+                    f14 = value['invoice_number']
+                    f15 = value['issue_date']
+                    f16 = value['currency']
+                    f17 = value['line_items']
+                    f18 = value['due_date']
+                    f19 = value['total']
                 except KeyError:
                     raise _Slow from None
-                if type(f15) is not str:
-                    (errs := errs or []).append(('invoice_number', 1, 'expected string, got ', f15))
+                if type(f14) is not str:
+                    (errs := errs or []).append(('invoice_number', 'string', f14))
                 else:
-                    if _P22.search(f15) is None:
-                        if _P22.search(f15) is None:
+                    if _P21.search(f14) is None:
+                        if _P21.search(f14) is None:
                             (errs := errs or []).append(('invoice_number', "does not match the pattern '^[A-Z0-9-]+$'"))
-                if type(f16) is not str:
-                    (errs := errs or []).append(('issue_date', 1, 'expected string, got ', f16))
-                if type(f17) is not str or f17 not in _E23:
-                    (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f17))
-                if type(f18) is not list:
-                    (errs := errs or []).append(('line_items', 1, 'expected list, got ', f18))
+                if type(f15) is not str:
+                    (errs := errs or []).append(('issue_date', 'string', f15))
+                if type(f16) is not str or f16 not in _E22:
+                    (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f16))
+                if type(f17) is not list:
+                    (errs := errs or []).append(('line_items', 'list', f17))
                 else:
-                    for e24 in f18:
-                        if type(e24) is not dict:
+                    for e23 in f17:
+                        if type(e23) is not dict:
                             raise _Slow
-                        if len(e24) != 4:
+                        if len(e23) != 4:
                             raise _Slow
                         try:
-                            f26 = e24['description']
-                            f27 = e24['quantity']
-                            f28 = e24['unit_price']
-                            f29 = e24['total']
+                            f25 = e23['description']
+                            f26 = e23['quantity']
+                            f27 = e23['unit_price']
+                            f28 = e23['total']
                         except KeyError:
                             raise _Slow from None
-                        if type(f26) is not str:
+                        if type(f25) is not str:
                             raise _Slow
-                        if type(f27) is not int:
+                        if type(f26) is not int:
                             raise _Slow
-                        if f27 < 1:
+                        if f26 < 1:
+                            raise _Slow
+                        if type(f27) is not float and type(f27) is not int:
                             raise _Slow
                         if type(f28) is not float and type(f28) is not int:
                             raise _Slow
-                        if type(f29) is not float and type(f29) is not int:
-                            raise _Slow
-                    if len(f18) < 1:
-                        if len(f18) < 1:
+                    if len(f17) < 1:
+                        if len(f17) < 1:
                             (errs := errs or []).append(('line_items', 'fewer than 1 items'))
-                if f19 is not None:
-                    if type(f19) is not str:
-                        (errs := errs or []).append(('due_date', 1, 'expected string, got ', f19))
-                if type(f20) is not float and type(f20) is not int:
-                    (errs := errs or []).append(('total', 1, 'expected float, got ', f20))
+                if f18 is not None:
+                    if type(f18) is not str:
+                        (errs := errs or []).append(('due_date', 'string', f18))
+                if type(f19) is not float and type(f19) is not int:
+                    (errs := errs or []).append(('total', 'float', f19))
             else:
                 try:
-                    f15 = value['invoice_number']
-                    f16 = value['issue_date']
-                    f17 = value['currency']
-                    f18 = value['line_items']
-                    f20 = value['total']
+                    f14 = value['invoice_number']
+                    f15 = value['issue_date']
+                    f16 = value['currency']
+                    f17 = value['line_items']
+                    f19 = value['total']
                 except KeyError:
                     raise _Slow from None
-                f19 = value.get('due_date', _MISS)
-                if len(value) != 5 + (f19 is not _MISS):
+                f18 = value.get('due_date', _MISS)
+                if len(value) != 5 + (f18 is not _MISS):
                     raise _Slow  # extra, folded or ambiguous keys
-                if type(f15) is not str:
-                    (errs := errs or []).append(('invoice_number', 1, 'expected string, got ', f15))
+                if type(f14) is not str:
+                    (errs := errs or []).append(('invoice_number', 'string', f14))
                 else:
-                    if _P30.search(f15) is None:
-                        if _P30.search(f15) is None:
+                    if _P29.search(f14) is None:
+                        if _P29.search(f14) is None:
                             (errs := errs or []).append(('invoice_number', "does not match the pattern '^[A-Z0-9-]+$'"))
-                if type(f16) is not str:
-                    (errs := errs or []).append(('issue_date', 1, 'expected string, got ', f16))
-                if type(f17) is not str or f17 not in _E31:
-                    (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f17))
-                if type(f18) is not list:
-                    (errs := errs or []).append(('line_items', 1, 'expected list, got ', f18))
+                if type(f15) is not str:
+                    (errs := errs or []).append(('issue_date', 'string', f15))
+                if type(f16) is not str or f16 not in _E30:
+                    (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f16))
+                if type(f17) is not list:
+                    (errs := errs or []).append(('line_items', 'list', f17))
                 else:
-                    for e32 in f18:
-                        if type(e32) is not dict:
+                    for e31 in f17:
+                        if type(e31) is not dict:
                             raise _Slow
-                        if len(e32) != 4:
+                        if len(e31) != 4:
                             raise _Slow
                         try:
-                            f34 = e32['description']
-                            f35 = e32['quantity']
-                            f36 = e32['unit_price']
-                            f37 = e32['total']
+                            f33 = e31['description']
+                            f34 = e31['quantity']
+                            f35 = e31['unit_price']
+                            f36 = e31['total']
                         except KeyError:
                             raise _Slow from None
-                        if type(f34) is not str:
+                        if type(f33) is not str:
                             raise _Slow
-                        if type(f35) is not int:
+                        if type(f34) is not int:
                             raise _Slow
-                        if f35 < 1:
+                        if f34 < 1:
+                            raise _Slow
+                        if type(f35) is not float and type(f35) is not int:
                             raise _Slow
                         if type(f36) is not float and type(f36) is not int:
                             raise _Slow
-                        if type(f37) is not float and type(f37) is not int:
-                            raise _Slow
-                    if len(f18) < 1:
-                        if len(f18) < 1:
+                    if len(f17) < 1:
+                        if len(f17) < 1:
                             (errs := errs or []).append(('line_items', 'fewer than 1 items'))
-                if f19 is _MISS:
-                    d38: Any = _MISS
+                if f18 is _MISS:
+                    d37: Any = _MISS
                 else:
-                    if f19 is not None:
-                        if type(f19) is not str:
-                            (errs := errs or []).append(('due_date', 1, 'expected string, got ', f19))
-                    d38 = f19
-                if type(f20) is not float and type(f20) is not int:
-                    (errs := errs or []).append(('total', 1, 'expected float, got ', f20))
-                if d38 is not f19:
-                    m21 = {'invoice_number': f15, 'issue_date': f16, 'currency': f17, 'line_items': f18, 'total': f20}
-                    if d38 is not _MISS:
-                        m21['due_date'] = d38
+                    if f18 is not None:
+                        if type(f18) is not str:
+                            (errs := errs or []).append(('due_date', 'string', f18))
+                    d37 = f18
+                if type(f19) is not float and type(f19) is not int:
+                    (errs := errs or []).append(('total', 'float', f19))
+                if d37 is not f18:
+                    m20 = {'invoice_number': f14, 'issue_date': f15, 'currency': f16, 'line_items': f17, 'total': f19}
+                    if d37 is not _MISS:
+                        m20['due_date'] = d37
     except _Slow:  # a case for the runtime's validator, the reference semantics
         return _slow(_OUT_read_invoice, value, _TYPES)
     # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
     if errs:
         raise ValidationError(errs)
-    return m21
+    return m20
 
 
 def validate_read_invoice_input(value: Any) -> Any:

@@ -24,6 +24,10 @@ _short = _rt.short
 _ix = _rt.index_of
 _nest = _rt.nest
 
+# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
+# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
+# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ())), False)}
 
@@ -31,7 +35,7 @@ _TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, 
 def _fast_t1(x: Any) -> Any:
     errs: Any = None
     if type(x) is not dict:
-        (errs := errs or []).append(('', 1, 'expected map, got ', x))
+        (errs := errs or []).append(('', 'map', x))
     else:
         if len(x) != 2:
             raise _Slow
@@ -41,9 +45,9 @@ def _fast_t1(x: Any) -> Any:
         except KeyError:
             raise _Slow from None
         if type(f11) is not str:
-            (errs := errs or []).append(('title', 1, 'expected string, got ', f11))
+            (errs := errs or []).append(('title', 'string', f11))
         if type(f12) is not str:
-            (errs := errs or []).append(('url', 1, 'expected string, got ', f12))
+            (errs := errs or []).append(('url', 'string', f12))
     if errs:
         raise ValidationError(errs)
     return x
@@ -54,21 +58,18 @@ _IN_rank_results: Any = ('map', (('query', 'query', ('str',), True, False, None,
 
 
 def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `rank_results`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `rank_results`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         if type(value) is not list:
-            (errs := errs or []).append(('root', 1, 'expected list, got ', value))
+            (errs := errs or []).append(('root', 'list', value))
         else:
             k2 = -1
             for e1 in value:
                 i2 = -1
                 if type(e1) is not dict:
                     if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                    (errs := errs or []).append(((i2,), 1, 'expected map, got ', e1))
+                    (errs := errs or []).append(((i2,), 'map', e1))
                 else:
                     if len(e1) != 3:
                         raise _Slow
@@ -80,13 +81,13 @@ def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
                         raise _Slow from None
                     if type(f3) is not str:
                         if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                        (errs := errs or []).append(((i2, 'title'), 1, 'expected string, got ', f3))
+                        (errs := errs or []).append(((i2, 'title'), 'string', f3))
                     if type(f4) is not str:
                         if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                        (errs := errs or []).append(((i2, 'url'), 1, 'expected string, got ', f4))
+                        (errs := errs or []).append(((i2, 'url'), 'string', f4))
                     if type(f5) is not float and type(f5) is not int:
                         if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                        (errs := errs or []).append(((i2, 'score'), 1, 'expected float, got ', f5))
+                        (errs := errs or []).append(((i2, 'score'), 'float', f5))
                     else:
                         if f5 < 0 or f5 > 1:
                             raise _Slow
@@ -116,14 +117,11 @@ _IN_research: Any = ('map', (('topic', 'topic', ('str',), True, False, None, Fal
 
 
 def validate_research(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `research`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `research`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         if type(value) is not dict:
-            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+            (errs := errs or []).append(('root', 'map', value))
         else:
             if len(value) != 2:
                 raise _Slow
@@ -133,9 +131,9 @@ def validate_research(value: Any, _slow: Any = _rt.validate) -> Any:
             except KeyError:
                 raise _Slow from None
             if type(f6) is not str:
-                (errs := errs or []).append(('summary', 1, 'expected string, got ', f6))
+                (errs := errs or []).append(('summary', 'string', f6))
             if type(f7) is not list:
-                (errs := errs or []).append(('sources', 1, 'expected list, got ', f7))
+                (errs := errs or []).append(('sources', 'list', f7))
             else:
                 for e8 in f7:
                     try:

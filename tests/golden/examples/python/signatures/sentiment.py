@@ -24,6 +24,10 @@ _short = _rt.short
 _ix = _rt.index_of
 _nest = _rt.nest
 
+# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
+# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
+# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutral')), 'Priority': ('union', (('lit', 1), ('lit', 2), ('lit', 3), ('lit', 4), ('lit', 5)))}
 _E4 = frozenset(('positive', 'negative', 'neutral'))
@@ -55,14 +59,11 @@ _IN_classify: Any = ('map', (('text', 'text', ('str',), True, False, None, False
 
 
 def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `classify`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `classify`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         if type(value) is not dict:
-            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+            (errs := errs or []).append(('root', 'map', value))
         else:
             if len(value) != 2:
                 raise _Slow
@@ -79,7 +80,7 @@ def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
             if r3 is not f1:
                 raise _Slow  # a nested value needs normalising
             if type(f2) is not float and type(f2) is not int:
-                (errs := errs or []).append(('score', 1, 'expected float, got ', f2))
+                (errs := errs or []).append(('score', 'float', f2))
             else:
                 if f2 < 0 or f2 > 1:
                     if f2 < 0:
@@ -112,15 +113,12 @@ _IN_act_on_sentiment: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentime
 
 
 def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `act_on_sentiment`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `act_on_sentiment`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         m8: Any = value
         if type(value) is not dict:
-            (errs := errs or []).append(('root', 1, 'expected map, got ', value))
+            (errs := errs or []).append(('root', 'map', value))
         else:
             if len(value) == 3:
                 try:
@@ -140,7 +138,7 @@ def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
                     raise _Slow  # a nested value needs normalising
                 if f7 is not None:
                     if type(f7) is not str:
-                        (errs := errs or []).append(('note', 1, 'expected string, got ', f7))
+                        (errs := errs or []).append(('note', 'string', f7))
             else:
                 try:
                     f5 = value['action']
@@ -166,7 +164,7 @@ def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
                 else:
                     if f7 is not None:
                         if type(f7) is not str:
-                            (errs := errs or []).append(('note', 1, 'expected string, got ', f7))
+                            (errs := errs or []).append(('note', 'string', f7))
                     d15 = f7
                 if d13 is not f6 or d15 is not f7:
                     m8 = {'action': f5}

@@ -24,6 +24,10 @@ _short = _rt.short
 _ix = _rt.index_of
 _nest = _rt.nest
 
+# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
+# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
+# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
 
@@ -33,14 +37,11 @@ _IN_summarize: Any = ('map', (('document', 'document', ('str',), True, False, No
 
 
 def validate_summarize(value: Any, _slow: Any = _rt.validate) -> Any:
-    """The output of `summarize`, normalised; ValidationError lists every error.
-
-    `_slow` is internal (the reply parser's hook). It is positional, not keyword-only:
-    CPython specialises calls of such functions, and a call costs a third of the checks."""
+    """The output of `summarize`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
         if type(value) is not str:
-            (errs := errs or []).append(('root', 1, 'expected string, got ', value))
+            (errs := errs or []).append(('root', 'string', value))
     except _Slow:  # a case for the runtime's validator, the reference semantics
         return _slow(_OUT_summarize, value, _TYPES)
     # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
