@@ -158,10 +158,11 @@ def explicit_candidates(text: str) -> list[str]:
 
 # ---- the lenient reader -------------------------------------------------------------------
 
+# Whitespace and comments between tokens, then one token. The reader pulls tokens one at a
+# time (no token list): a short messy reply is a dozen C-driven matches.
+_GAP = re.compile(r"(?:[ \t\r\n\ufeff]+|//[^\n]*|/\*.*?\*/|\#[^\n]*)*", re.S)
 _TOKEN = re.compile(
-    r"""(?P<ws>[ \t\r\n\ufeff]+)
-    |(?P<comment>//[^\n]*|/\*.*?\*/|\#[^\n]*)
-    |(?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
+    r"""(?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
     |(?P<sq>'[^'\\]*(?:\\.[^'\\]*)*')
     |(?P<cq>\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019)
     |(?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\w.])
@@ -173,25 +174,15 @@ _WORDS = {"true": True, "false": False, "null": None}
 _PYTHON = {"True": True, "False": False, "None": None}
 
 
-def _tokenize(text: str) -> list[tuple[str, str, bool]]:
-    """(kind, text, newline before) for every meaningful token; anything else is broken."""
-    out: list[tuple[str, str, bool]] = []
-    pos, newline = 0, False
-    for match in _TOKEN.finditer(text):  # C-driven; a gap between matches is a broken text
-        if match.start() != pos:
-            break
-        kind = match.lastgroup or ""
-        if kind in ("ws", "comment"):
-            newline = newline or "\n" in match.group()
-            if kind == "comment":
-                out.append(("comment", "", False))
-        else:
-            out.append((kind, match.group(), newline))
-            newline = False
-        pos = match.end()
-    if pos != len(text):
-        raise _Broken(f"unexpected {text[pos : pos + 12]!r}")
-    return out
+def _number(token: str) -> int | float:
+    """A JSON number literal (the token pattern's) as json.loads reads it; 1e400 is no JSON
+    value: rejected, never infinity. An integer longer than int() takes raises ValueError."""
+    if token.lstrip("-").isdigit():
+        return int(token)
+    number = float(token)
+    if number in (float("inf"), float("-inf")):
+        raise _Broken(f"{token} is too large for a JSON number")
+    return number
 
 
 def _string(kind: str, token: str, repairs: list[str]) -> str:
@@ -203,6 +194,8 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
         return str(_LOOSE.decode(token))
     if kind == "sq":
         repairs.append("read a single-quoted string")
+        if "\\" not in token:
+            return token[1:-1]  # no escapes: what decoding it as a JSON string would give
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
         return str(_LOOSE.decode(f'"{body}"'))
@@ -211,22 +204,49 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
 
 
 class _Reader:
-    def __init__(self, tokens: list[tuple[str, str, bool]]) -> None:
-        self.tokens = [t for t in tokens if t[0] != "comment"]
-        self.had_comments = len(self.tokens) != len(tokens)
-        self.pos = 0
-        self.repairs: list[str] = ["removed comments"] if self.had_comments else []
+    """Reads one value from `text`, pulling (kind, text, newline before) tokens; anything
+    that is no token is broken."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.end = 0  # where the next gap starts
+        self.repairs: list[str] = []
         self.truncated: list[tuple[Any, ...]] = []
+        self.ahead = self._lex()
+
+    def _lex(self) -> tuple[str, str, bool] | None:
+        text = self.text
+        gap = _GAP.match(text, self.end)
+        start = gap.end()  # type: ignore[union-attr]  # `_GAP` matches the empty string
+        skipped = text[self.end : start]
+        if (
+            skipped
+            and ("/" in skipped or "#" in skipped)
+            and "removed comments" not in self.repairs
+        ):
+            self.repairs.insert(0, "removed comments")  # first, wherever the comment was
+        if start == len(text):
+            self.end = start
+            return None
+        match = _TOKEN.match(text, start)
+        if match is None:
+            raise _Broken(f"unexpected {text[start : start + 12]!r}")
+        self.end = match.end()
+        return match.lastgroup or "", match.group(), "\n" in skipped
 
     def peek(self) -> tuple[str, str, bool] | None:
-        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+        return self.ahead
 
     def take(self) -> tuple[str, str, bool]:
-        token = self.peek()
+        token = self.ahead
         if token is None:
             raise _Broken("the text ends too early")
-        self.pos += 1
+        self.ahead = self._lex()
         return token
+
+    def skip(self) -> None:
+        """Past the token `peek` showed."""
+        self.ahead = self._lex()
 
     def value(self, path: tuple[Any, ...], depth: int) -> Any:
         if depth > MAX_DEPTH:
@@ -239,7 +259,7 @@ class _Reader:
         if kind in ("dq", "sq", "cq"):
             return _string(kind, text, self.repairs)
         if kind == "num":
-            return finite_json(text)  # 1e400 is no JSON value: rejected, never infinity
+            return _number(text)
         if kind == "word" and text in _WORDS:
             return _WORDS[text]
         if kind == "word" and text in _PYTHON:
@@ -266,14 +286,14 @@ class _Reader:
             raise _Broken("the text ends inside a list")
         kind, text, newline = token
         if kind == "punct" and text == close:
-            self.pos += 1
+            self.skip()
             return True
         if kind == "punct" and text == ",":
-            self.pos += 1
+            self.skip()
             after = self.peek()
             if after is not None and after[0] == "punct" and after[1] == close:
                 self.repairs.append("removed a trailing comma")
-                self.pos += 1
+                self.skip()
                 return True
             return False
         if newline:
@@ -285,7 +305,7 @@ class _Reader:
         out: dict[str, Any] = {}
         token = self.peek()
         if token is not None and token[0] == "punct" and token[1] == "}":
-            self.pos += 1
+            self.skip()
             return out
         while True:
             name = self.key()
@@ -303,7 +323,7 @@ class _Reader:
         out: list[Any] = []
         token = self.peek()
         if token is not None and token[0] == "punct" and token[1] == "]":
-            self.pos += 1
+            self.skip()
             return out
         while True:
             out.append(self.value((*path, len(out)), depth + 1))
@@ -321,7 +341,7 @@ def read_json(text: str) -> _Read:
         return _Read(strict_json(text), [], [])
     except (ValueError, RecursionError):
         pass
-    reader = _Reader(_tokenize(text))
+    reader = _Reader(text)
     value = reader.value((), 0)
     while True:
         token = reader.peek()
@@ -329,7 +349,7 @@ def read_json(text: str) -> _Read:
             break
         if token[0] == "punct" and token[1] == ",":
             reader.repairs.append("removed a trailing comma")
-            reader.pos += 1
+            reader.skip()
             continue
         raise _Broken(f"unexpected {token[1]!r} after the value")
     if reader.truncated:
