@@ -172,7 +172,11 @@ def _refuse(*args: Any) -> Any:
 COLLECT_SPEC = """
 type Leaf = {id :int, tags [:string]?}
 type Tree = {label :string @min_length(2), kids [Tree] = []}
+type Score = :float
+type Level = "ab" | "c"
 signature c() -> {
+  points Score = 0 @min(0),
+  level_name Level = "ab" @min_length(2),
   rows [{name :string @min_length(2) @pattern("^[a-z]+$"), qty :int = 1 @min(0) @max(9),
          when :datetime?, kind "x" | "y" = "x"}],
   grid [[:int]],
@@ -233,6 +237,8 @@ COLLECT_VALUE = st.fixed_dictionaries(
             LEAF,
         ),
         "tree": st.one_of(TREE, LEAF),
+        "points": st.one_of(st.floats(-1, 1, allow_nan=False), LEAF),
+        "level_name": st.one_of(st.sampled_from(["ab", "c", "z", "zz"]), LEAF),
         "level": st.one_of(st.just(0.5), st.floats(-1, 2, allow_nan=False), LEAF),
         "safe": st.one_of(st.just(1), LEAF),
         "either": st.one_of(st.just("e"), LEAF),

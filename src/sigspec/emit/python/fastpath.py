@@ -310,6 +310,13 @@ class FastPaths:
             prefix = self.path(where) if where else "''"
             code.add(ind + 1, f"errs = _nest(errs, {prefix}, exc.errors, {self.root!r})")
             code.add(ind + 1, f"{out} = {v}")
+            if after is not None:  # constraints only hold a value that has no errors
+                rest = Code()
+                after(rest, ind + 1)
+                if rest.lines:
+                    code.add(ind, "else:")
+                    code.lines += rest.lines
+            return out
         if after is not None:
             after(code, ind)
         return out
