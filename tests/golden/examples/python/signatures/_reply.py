@@ -158,18 +158,21 @@ def explicit_candidates(text: str) -> list[str]:
 
 # ---- the lenient reader -------------------------------------------------------------------
 
-# Whitespace and comments between tokens, then one token. The reader pulls tokens one at a
-# time (no token list): a short messy reply is a dozen C-driven matches.
-_GAP = re.compile(r"(?:[ \t\r\n\ufeff]+|//[^\n]*|/\*.*?\*/|\#[^\n]*)*", re.S)
+# Whitespace and comments (group 1), then one token (its group names its kind) or the end
+# of the text. The reader pulls one match per token (no token list): a short messy reply is
+# a dozen C-driven matches.
 _TOKEN = re.compile(
-    r"""(?P<dq>"[^"\\]*(?:\\.[^"\\]*)*")
-    |(?P<sq>'[^'\\]*(?:\\.[^'\\]*)*')
-    |(?P<cq>\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019)
-    |(?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\w.])
-    |(?P<word>[A-Za-z_$][\w$]*)
-    |(?P<punct>[{}\[\]:,])""",
+    r"""((?:[ \t\r\n\ufeff]+|//[^\n]*|/\*.*?\*/|\#[^\n]*)*)
+    (?:("[^"\\]*(?:\\.[^"\\]*)*")
+    |('[^'\\]*(?:\\.[^'\\]*)*')
+    |(\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019)
+    |(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\w.])
+    |([A-Za-z_$][\w$]*)
+    |([{}\[\]:,])
+    |(\Z))""",
     re.S | re.X,
 )
+_KINDS = ("", "", "dq", "sq", "cq", "num", "word", "punct", "end")  # by group number
 _WORDS = {"true": True, "false": False, "null": None}
 _PYTHON = {"True": True, "False": False, "None": None}
 
@@ -215,24 +218,17 @@ class _Reader:
         self.ahead = self._lex()
 
     def _lex(self) -> tuple[str, str, bool] | None:
-        text = self.text
-        gap = _GAP.match(text, self.end)
-        start = gap.end()  # type: ignore[union-attr]  # `_GAP` matches the empty string
-        skipped = text[self.end : start]
-        if (
-            skipped
-            and ("/" in skipped or "#" in skipped)
-            and "removed comments" not in self.repairs
-        ):
-            self.repairs.insert(0, "removed comments")  # first, wherever the comment was
-        if start == len(text):
-            self.end = start
-            return None
-        match = _TOKEN.match(text, start)
+        match = _TOKEN.match(self.text, self.end)
         if match is None:
-            raise _Broken(f"unexpected {text[start : start + 12]!r}")
+            raise _Broken(f"unexpected text after {self.text[max(0, self.end - 12) : self.end]!r}")
         self.end = match.end()
-        return match.lastgroup or "", match.group(), "\n" in skipped
+        gap = match.group(1)
+        if gap and ("/" in gap or "#" in gap) and "removed comments" not in self.repairs:
+            self.repairs.insert(0, "removed comments")  # first, wherever the comment was
+        kind = match.lastindex or 0
+        if kind == 8:  # the end of the text
+            return None
+        return _KINDS[kind], match.group(kind), "\n" in gap
 
     def peek(self) -> tuple[str, str, bool] | None:
         return self.ahead
