@@ -112,14 +112,61 @@ def client_runtime_sources() -> tuple[str, str]:
     return header + client, header + renderer
 
 
-def _typed(
+@dataclass(frozen=True)
+class _Modules:
+    """What every module of a source needs: the client views of every signature (pipelines
+    reach across files), the model texts and the provider fragments."""
+
+    project: ir.Project
+    by_source: dict[str, list[ir.Signature]]
+    names: dict[str, str]
+    models: dict[str, str]  # source -> models module text
+    views: dict[str, Any]  # folded signature name -> client.SigView
+    fragments: Any
+    env: Any
+
+    def texts(self, sources: list[str]) -> list[tuple[str, str]]:
+        """(validators module, client module) of each source."""
+        return [(self.validators(source), self.client(source)) for source in sources]
+
+    def validators(self, source: str) -> str:
+        return _module(self.project, source, self.by_source[source], self.env)
+
+    def client(self, source: str) -> str:
+        from sigspec.emit.python import client
+
+        views = self.views
+        pipelines = [
+            client.PipelineView(
+                p.name,
+                client.function_name(p.name),
+                p.doc or "",
+                tuple(views[ir.fold(s)] for s in p.steps),
+            )
+            for p in self.project.pipelines
+            if source_of(p) == source and all(views[ir.fold(s)].mode != "ptc_lisp" for s in p.steps)
+        ]
+        sigs = self.by_source[source]
+        shared, specs = client.specs(sigs, self.project, self.env, self.fragments)
+        return client.client_module(
+            source=source,
+            module=self.names[source],
+            views=[views[ir.fold(s.name)] for s in sigs],
+            specs=specs,
+            shared=shared,
+            pipelines=pipelines,
+            env=self.env,
+        )
+
+
+def _modules(
     project: ir.Project,
     by_source: dict[str, list[ir.Signature]],
     names: dict[str, str],
     options: dict[str, Any],
     env: Any,
-) -> Iterator[tuple[str, str, str]]:
-    """(path below the package, text, source) of every models and client module."""
+) -> _Modules:
+    """Models (through datamodel-code-generator) and what the other modules need."""
     from sigspec.emit.python import client, models
 
     taken = set(project.types)
@@ -138,29 +185,23 @@ def _typed(
         for sig in by_source[source]:
             views[ir.fold(sig.name)] = client.sig_view(sig, names[source], model_names, annotations)
     fragments = fragments_by_provider(project, tuple(options.get("providers", PROVIDERS)))
-    for source in sorted(by_source):
-        yield f"models/{names[source]}.py", texts[source], source
-        pipelines = [
-            client.PipelineView(
-                p.name,
-                client.function_name(p.name),
-                p.doc or "",
-                tuple(views[ir.fold(s)] for s in p.steps),
-            )
-            for p in project.pipelines
-            if source_of(p) == source and all(views[ir.fold(s)].mode != "ptc_lisp" for s in p.steps)
-        ]
-        shared, specs = client.specs(by_source[source], project, env, fragments)
-        module = client.client_module(
-            source=source,
-            module=names[source],
-            views=[views[ir.fold(s.name)] for s in by_source[source]],
-            specs=specs,
-            shared=shared,
-            pipelines=pipelines,
-            env=env,
-        )
-        yield f"client/{names[source]}.py", module, source
+    return _Modules(project, by_source, names, texts, views, fragments, env)
+
+
+PARALLEL_FROM = 200  # signatures; below this a fork costs more than it saves
+
+
+def _source_texts(modules: _Modules) -> dict[str, tuple[str, str]]:
+    """Each source's (validators, client) texts; for large projects half of the sources in a
+    forked child (sigspec/parallel.py), so both cores work."""
+    sources = sorted(modules.by_source)
+    if len(modules.project.signatures) < PARALLEL_FROM:
+        return dict(zip(sources, modules.texts(sources), strict=True))
+    from sigspec.parallel import fork_map
+
+    half = len(sources) // 2
+    first, second = fork_map(modules.texts, sources[:half], sources[half:])
+    return dict(zip(sources, first + second, strict=True))
 
 
 def _artifacts(project: ir.Project, package: str, options: dict[str, Any]) -> Iterator[Artifact]:
@@ -169,26 +210,27 @@ def _artifacts(project: ir.Project, package: str, options: dict[str, Any]) -> It
     for sig in project.signatures:
         by_source.setdefault(source_of(sig), []).append(sig)
     names = module_names(sorted(by_source))
+    modules = _modules(project, by_source, names, options, env)
+    texts = _source_texts(modules)
     base = f"python/{package}"
-    modules = [{"name": names[s], "source": s} for s in sorted(by_source)]
-    yield Artifact(f"{base}/__init__.py", render(env, "python/__init__.py.j2", modules=modules), "")
+    listed = [{"name": names[s], "source": s} for s in sorted(by_source)]
+    yield Artifact(f"{base}/__init__.py", render(env, "python/__init__.py.j2", modules=listed), "")
     validate, reply = runtime_sources()
     yield Artifact(f"{base}/_runtime.py", validate, "")
     yield Artifact(f"{base}/_reply.py", reply, "")
     # PEP 561 readers look only for "partial"; the header line is a comment to them.
     yield Artifact(f"{base}/py.typed", "# Code generated by sigspec. DO NOT EDIT.\n", "")
     for source in sorted(by_source):
-        yield Artifact(
-            f"{base}/{names[source]}.py", _module(project, source, by_source[source], env), source
-        )
+        yield Artifact(f"{base}/{names[source]}.py", texts[source][0], source)
     client_text, mustache_text = client_runtime_sources()
     yield Artifact(f"{base}/_client.py", client_text, "")
     yield Artifact(f"{base}/_mustache.py", mustache_text, "")
     for part in ("models", "client"):
-        text = render(env, f"python/{part}_init.py.j2", modules=modules)
+        text = render(env, f"python/{part}_init.py.j2", modules=listed)
         yield Artifact(f"{base}/{part}/__init__.py", text, "")
-    for path, text, source in _typed(project, by_source, names, options, env):
-        yield Artifact(f"{base}/{path}", text, source)
+    for source in sorted(by_source):
+        yield Artifact(f"{base}/models/{names[source]}.py", modules.models[source], source)
+        yield Artifact(f"{base}/client/{names[source]}.py", texts[source][1], source)
 
 
 class PythonEmitter:
