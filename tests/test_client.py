@@ -370,3 +370,55 @@ def test_importing_a_client_loads_no_models_validators_or_http() -> None:
     before, after = result.stdout.splitlines()
     assert before == "[]"
     assert after == "['signatures.models.sentiment', 'signatures.sentiment', 'pydantic']"
+
+
+SCALARS = 'signature pick(text :string) -> "a" | "b"\nsignature count(text :string) -> :int\n'
+
+
+@pytest.fixture
+def scalars(tmp_path: Any) -> Iterator[ModuleType]:
+    """A package whose outputs are no map: OpenAI's and Anthropic's fragments wrap them."""
+    from sigspec import load
+    from sigspec.compiler import compile_project
+
+    (tmp_path / "s.sig").write_text(SCALARS, encoding="utf-8")
+    loaded = load([tmp_path / "s.sig"])
+    result = compile_project(loaded.project, ["python"], {"python": {"package": "scal"}}, inputs={})
+    for artifact in result.files:
+        path = tmp_path / "out" / artifact.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(artifact.text, encoding="utf-8")
+    sys.path.insert(0, str(tmp_path / "out" / "python"))
+    try:
+        yield importlib.import_module("scal.client.s")
+    finally:
+        sys.path.remove(str(tmp_path / "out" / "python"))
+        for name in [m for m in sys.modules if m == "scal" or m.startswith("scal.")]:
+            del sys.modules[name]
+
+
+def test_a_wrapped_root_is_unwrapped(scalars: ModuleType) -> None:
+    """Through the OpenAI helper a model must answer `{"result": ...}` for an output that is
+    no map (strict structured outputs want an object root): the client reads the answer."""
+    client = importlib.import_module("scal._client")
+    sent: list[dict[str, Any]] = []
+
+    def openai(content: str) -> Any:
+        def llm(request: dict[str, Any]) -> Any:
+            sent.append(client.openai_payload(request, "model-x"))
+            return client.read_openai({"choices": [{"message": {"content": content}}]})
+
+        return llm
+
+    step = scalars.count(text="x", llm=openai('{"result": 3}'))
+    assert step.return_.root == 3 and len(step.turns) == 1
+    assert step.turns[0].repairs == [
+        ("root", "unwrapped the answer from the provider's {'result': ...}")
+    ]
+    schema = sent[0]["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["result"]
+    assert scalars.pick(text="x", llm=openai('{"result": "b"}')).return_.root == "b"
+    with pytest.raises(client.JsonEnforcementError):  # another key, or an invalid answer inside
+        scalars.count(text="x", llm=openai('{"answer": 3}'), max_turns=1)
+    with pytest.raises(client.JsonEnforcementError):
+        scalars.pick(text="x", llm=openai('{"result": "c"}'), max_turns=1)

@@ -276,7 +276,13 @@ def run_json(
         try:
             parsed = parse(text)
             value = convert(parsed.value)
+            repairs = list(parsed.repairs)
         except ValueError as exc:
+            unwrapped = _unwrapped(text, spec, parse, convert)
+            if unwrapped is not None:
+                value, repairs = unwrapped
+                turns.append(Turn(request, reply, [], repairs))
+                return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
             errors = _error_list(exc)
             turns.append(Turn(request, reply, errors, []))
             feedback = render_template(spec.retry or "", retry_values(text, errors))
@@ -287,10 +293,36 @@ def run_json(
             ]
             request = {**request, "messages": messages}
             continue
-        turns.append(Turn(request, reply, [], list(parsed.repairs)))
+        turns.append(Turn(request, reply, [], repairs))
         return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
     failed: Step[None] = Step(None, tuple(turns), usage, Failure("no valid answer", errors))
     raise JsonEnforcementError(spec.name, failed)
+
+
+def _unwrapped(
+    text: str, spec: Spec, parse: Callable[[str], Any], convert: Callable[[Any], T]
+) -> tuple[T, list[tuple[str, str]]] | None:
+    """The answer inside a provider's root wrapper: OpenAI and Anthropic take only an object
+    at the root, so the compiled fragments ask for `{"result": ...}` (`{"items": [...]}` for a
+    list) when the output is no map, and a model answering through them replies so. Only a
+    reply that is exactly such an object, under the key the fragments name."""
+    keys = {entry.get("wrapped") for entry in (spec.fragments or {}).values()} - {None}
+    if not keys:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in keys:
+        return None
+    ((key, inner),) = value.items()
+    try:  # as a fenced block: a candidate whatever its type (a bare `3` is none, by the policy)
+        parsed = parse(f"```json\n{json.dumps(inner)}\n```")
+        result = convert(parsed.value)
+    except ValueError:
+        return None
+    note = ("root", f"unwrapped the answer from the provider's {{{key!r}: ...}}")
+    return result, [note, *parsed.repairs]
 
 
 def run_text(
