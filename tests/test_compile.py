@@ -295,3 +295,20 @@ def test_both_cores_give_the_same_files(monkeypatch: Any) -> None:
     monkeypatch.setattr(sigspec.compiler, "PARALLEL_FROM", 0)
     monkeypatch.setattr(sigspec.emit.python, "PARALLEL_FROM", 0)
     assert files() == serial  # the manifest too, which lists every file
+
+
+def test_up_to_date_only_for_the_same_build_of_sigspec(tmp_path: Path) -> None:
+    """A second compile with nothing changed answers from the manifest without compiling; a
+    compile recorded by another build of sigspec (an editable install since edited, say) is
+    never taken as up to date, even at the same version."""
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = tmp_path / "out"
+    args = ("compile", str(ROOT / "examples"), "-o", str(out), "--target", "jsonschema")
+    assert "wrote" in run_cli(*args, env=env).stderr
+    assert "is up to date" in run_cli(*args, env=env).stderr
+    [state] = (tmp_path / "cache" / "sigspec").glob("outputs-*.json")
+    recorded = json.loads(state.read_text(encoding="utf-8"))
+    state.write_text(json.dumps({**recorded, "compiler": "another build"}), encoding="utf-8")
+    again = run_cli(*args, env=env)
+    assert again.returncode == 0 and "wrote" in again.stderr and "(0 changed)" in again.stderr
+    assert "is up to date" in run_cli(*args, env=env).stderr  # recorded anew

@@ -87,6 +87,24 @@ def _state_file(out: Path) -> Path:
     return user_cache_dir() / f"outputs-{key:08x}.json"
 
 
+def compiler_id() -> str:
+    """Which build of sigspec this is: its version alone would let an editable install, or a
+    rebuilt wheel of the same version, call output up to date that it would now write
+    differently. The sizes and times of its own files (code, grammar, templates), no reads."""
+    import hashlib
+
+    from sigspec import __version__
+    from sigspec.resources import resource_path
+
+    entries = [__version__]
+    for root in (Path(__file__).parent, resource_path("grammar"), resource_path("templates")):
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".ts", ".j2", ".lark") and "__pycache__" not in path.parts:
+                stat = path.stat()
+                entries.append(f"{path.relative_to(root)} {stat.st_size} {stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(entries).encode("utf-8")).hexdigest()
+
+
 def _remember(out: Path, stats: dict[str, list[int]]) -> None:
     import contextlib
 
@@ -94,16 +112,21 @@ def _remember(out: Path, stats: dict[str, list[int]]) -> None:
         path = _state_file(out)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         partial = path.with_suffix(".partial")
-        partial.write_text(json.dumps(stats), encoding="utf-8")
+        partial.write_text(json.dumps({"compiler": compiler_id(), "files": stats}), "utf-8")
         partial.replace(path)
 
 
-def _recall(out: Path) -> dict[str, list[int]]:
+def _recall(out: Path) -> dict[str, list[int]] | None:
+    """The stat cache of `out`'s files as the last compile wrote them, or None when no compile
+    by this very build of sigspec is on record (then nothing is taken as up to date)."""
     try:
         data = json.loads(_state_file(out).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        return None
+    if not isinstance(data, dict) or data.get("compiler") != compiler_id():
+        return None
+    files = data.get("files")
+    return files if isinstance(files, dict) else None
 
 
 def _fast_path(p: Plan) -> bool:
@@ -123,7 +146,10 @@ def _fast_path(p: Plan) -> bool:
         current = _inputs(recorded, p.root)
     except (OSError, OutputError):
         return False
-    fresh = up_to_date(p.out, current, _fingerprint(p), f"sigspec {__version__}", _recall(p.out))
+    known = _recall(p.out)
+    if known is None:
+        return False
+    fresh = up_to_date(p.out, current, _fingerprint(p), f"sigspec {__version__}", known)
     if fresh is None:
         return False
     _remember(p.out, fresh)
