@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository root and a helper that runs the real `sigspec` command."""
+"""Shared fixtures: the repository root, a helper that runs the real `sigspec` command, and
+one that writes a generated Python package."""
 
 from __future__ import annotations
 
@@ -11,6 +12,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+
+
+def write_python_package(root: Path, text: str, package: str) -> Path:
+    """Compile `text` (as `root/p.sig`) with the python target; the folder to import from."""
+    from sigspec import load
+    from sigspec.compiler import compile_project
+
+    (root / "p.sig").write_text(text, encoding="utf-8")
+    loaded = load([root / "p.sig"])
+    assert not loaded.has_errors, loaded.diagnostics
+    options = {"python": {"package": package}}
+    result = compile_project(loaded.project, ["python"], options, inputs={})
+    for artifact in result.files:
+        path = root / "out" / artifact.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(artifact.text, encoding="utf-8")
+    return root / "out" / "python"
 
 
 def run_cli(

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, write_python_package
 
 GOLDEN_PYTHON = ROOT / "tests" / "golden" / "examples" / "python"
 GOOD = '{"sentiment": "positive", "score": 0.9}'
@@ -378,21 +378,12 @@ SCALARS = 'signature pick(text :string) -> "a" | "b"\nsignature count(text :stri
 @pytest.fixture
 def scalars(tmp_path: Any) -> Iterator[ModuleType]:
     """A package whose outputs are no map: OpenAI's and Anthropic's fragments wrap them."""
-    from sigspec import load
-    from sigspec.compiler import compile_project
-
-    (tmp_path / "s.sig").write_text(SCALARS, encoding="utf-8")
-    loaded = load([tmp_path / "s.sig"])
-    result = compile_project(loaded.project, ["python"], {"python": {"package": "scal"}}, inputs={})
-    for artifact in result.files:
-        path = tmp_path / "out" / artifact.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(artifact.text, encoding="utf-8")
-    sys.path.insert(0, str(tmp_path / "out" / "python"))
+    folder = write_python_package(tmp_path, SCALARS, "scal")
+    sys.path.insert(0, str(folder))
     try:
-        yield importlib.import_module("scal.client.s")
+        yield importlib.import_module("scal.client.p")
     finally:
-        sys.path.remove(str(tmp_path / "out" / "python"))
+        sys.path.remove(str(folder))
         for name in [m for m in sys.modules if m == "scal" or m.startswith("scal.")]:
             del sys.modules[name]
 
@@ -400,7 +391,7 @@ def scalars(tmp_path: Any) -> Iterator[ModuleType]:
 def test_a_wrapped_root_is_unwrapped(scalars: ModuleType) -> None:
     """Through the OpenAI helper a model must answer `{"result": ...}` for an output that is
     no map (strict structured outputs want an object root): the client reads the answer."""
-    client = importlib.import_module("scal._client")
+    client = importlib.import_module("scal._client")  # the generated package's own
     sent: list[dict[str, Any]] = []
 
     def openai(content: str) -> Any:

@@ -15,27 +15,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import write_python_package
 from sigspec import load
-from sigspec.compiler import compile_project
 from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
 from sigspec.runtime import check
 
 
 def generate(root: Path, text: str, package: str) -> tuple[ModuleType, Any]:
-    (root / "p.sig").write_text(text, encoding="utf-8")
-    loaded = load([root / "p.sig"])
-    assert not loaded.has_errors, loaded.diagnostics
-    result = compile_project(
-        loaded.project, ["python"], {"python": {"package": package}}, inputs={}
-    )
-    for artifact in result.files:
-        path = root / "out" / artifact.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(artifact.text, encoding="utf-8")
-    sys.path.insert(0, str(root / "out" / "python"))
+    folder = write_python_package(root, text, package)
+    sys.path.insert(0, str(folder))
     try:
-        return importlib.import_module(f"{package}.p"), loaded.project
+        return importlib.import_module(f"{package}.p"), load([root / "p.sig"]).project
     finally:
         sys.path.pop(0)
 

@@ -42,6 +42,16 @@ _KIND_NAMES = {
     "map": "map",
 }
 _DATETIME = "expected an RFC 3339 date-time with an offset"
+# Constraint keyword: (the type its guard tests, the failing test, the runtime's message as
+# runtime/validate.py `_scalar_constraint` words it; `{v}` the value, `{b}` the bound).
+_RULES = {
+    "minimum": ("number", "{v} < {b}", "{v} is less than the minimum {b}"),
+    "maximum": ("number", "{v} > {b}", "{v} is greater than the maximum {b}"),
+    "minLength": ("text", "len({v}) < {b}", "shorter than {b} characters"),
+    "maxLength": ("text", "len({v}) > {b}", "longer than {b} characters"),
+    "minItems": ("items", "len({v}) < {b}", "fewer than {b} items"),
+    "maxItems": ("items", "len({v}) > {b}", "more than {b} items"),
+}
 _NUMBERS = frozenset({"int", "float"})
 _STRINGS = frozenset({"string", "keyword", "datetime"})
 
@@ -541,30 +551,17 @@ class FastPaths:
             "text": "" if kind in _STRINGS else f"type({v}) is str and ",
             "items": "" if kind == "list" else f"type({v}) is list and ",
         }
-        match keyword:
-            case "minimum":
-                tail = f" is less than the minimum {bound}"
-                return f"{guards['number']}{v} < {bound!r}", Message(tail, 3, v)
-            case "maximum":
-                tail = f" is greater than the maximum {bound}"
-                return f"{guards['number']}{v} > {bound!r}", Message(tail, 3, v)
-            case "minLength":
-                message = f"shorter than {bound} characters"
-                return f"{guards['text']}len({v}) < {bound!r}", Message(message)
-            case "maxLength":
-                message = f"longer than {bound} characters"
-                return f"{guards['text']}len({v}) > {bound!r}", Message(message)
-            case "pattern":
-                name = self.fresh("_P")
-                self.constants.append(f"{name} = re.compile({json.dumps(bound)})")
-                message = f"does not match the pattern {bound!r}"
-                return f"{guards['text']}{name}.search({v}) is None", Message(message)
-            case "format" if bound == "date-time":
-                return f"{guards['text']}not _is_datetime({v})", Message(_DATETIME)
-            case "minItems":
-                message = f"fewer than {bound} items"
-                return f"{guards['items']}len({v}) < {bound!r}", Message(message)
-            case "maxItems":
-                message = f"more than {bound} items"
-                return f"{guards['items']}len({v}) > {bound!r}", Message(message)
+        if keyword in _RULES:
+            kind_of_guard, test, words = _RULES[keyword]
+            failing = guards[kind_of_guard] + test.format(v=v, b=repr(bound))
+            if words.startswith("{v}"):  # the value first: formatted when shown
+                return failing, Message(words[3:].format(b=bound), 3, v)
+            return failing, Message(words.format(b=bound))
+        if keyword == "pattern":
+            name = self.fresh("_P")
+            self.constants.append(f"{name} = re.compile({json.dumps(bound)})")
+            message = f"does not match the pattern {bound!r}"
+            return f"{guards['text']}{name}.search({v}) is None", Message(message)
+        if keyword == "format" and bound == "date-time":
+            return f"{guards['text']}not _is_datetime({v})", Message(_DATETIME)
         return None
