@@ -8,7 +8,11 @@ from __future__ import annotations
 import json
 import re
 
-from ._runtime import ParseResult, ReplyError
+from ._runtime import (
+    ParseResult,
+    ReplyError,
+    number_literal,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,12 +182,9 @@ _PYTHON = {"True": True, "False": False, "None": None}
 
 
 def _number(token: str) -> int | float:
-    """A JSON number literal (the token pattern's) as json.loads reads it; 1e400 is no JSON
-    value: rejected, never infinity. An integer longer than int() takes raises ValueError."""
-    if token.lstrip("-").isdigit():
-        return int(token)
-    number = float(token)
-    if number in (float("inf"), float("-inf")):
+    """A number token: 1e400 is no JSON value, rejected rather than read as infinity."""
+    number = number_literal(token)
+    if number is None:
         raise _Broken(f"{token} is too large for a JSON number")
     return number
 

@@ -140,6 +140,16 @@ def kind_of(value: Any) -> str:
     return _KINDS.get(t) or t.__name__
 
 
+def number_literal(text: str) -> int | float | None:
+    """What json.loads reads from a JSON number literal, with no `json` needed; None for one
+    too large for a float (1e400 is no JSON value). An integer longer than int() takes raises
+    ValueError, as json.loads does."""
+    if text.lstrip("-").isdigit():
+        return int(text)
+    number = float(text)
+    return None if number in (float("inf"), float("-inf")) else number
+
+
 def is_datetime(value: str) -> bool:
     if not _ascii_pattern(_RFC3339).match(value):
         return False
@@ -233,13 +243,12 @@ class Checker:
         """Reply policy: a string that is exactly a JSON number literal."""
         if type(v) is not str or not _ascii_pattern(_JSON_NUMBER).match(v):
             return _INVALID
-        number: int | float
-        try:  # what json.loads reads from a JSON number literal, with no `json` needed
-            number = int(v) if v.lstrip("-").isdigit() else float(v)
+        try:
+            number = number_literal(v)
         except ValueError:  # an integer longer than int() accepts (so does json.loads)
             return _INVALID
-        if number in (float("inf"), float("-inf")):
-            return _INVALID  # 1e400 is no JSON value
+        if number is None:
+            return _INVALID
         if want_int and isinstance(number, float):
             if not number.is_integer():
                 return _INVALID
