@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-def write_python_package(root: Path, text: str, package: str) -> Path:
-    """Compile `text` (as `root/p.sig`) with the python target; the folder to import from."""
+def write_python_package(root: Path, text: str, package: str) -> tuple[Path, Any]:
+    """Compile `text` (as `root/p.sig`) with the python target: (the folder to import from,
+    the project)."""
     from sigspec import load
     from sigspec.compiler import compile_project
 
@@ -28,7 +30,7 @@ def write_python_package(root: Path, text: str, package: str) -> Path:
         path = root / "out" / artifact.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(artifact.text, encoding="utf-8")
-    return root / "out" / "python"
+    return root / "out" / "python", loaded.project
 
 
 def run_cli(

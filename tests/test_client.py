@@ -378,7 +378,7 @@ SCALARS = 'signature pick(text :string) -> "a" | "b"\nsignature count(text :stri
 @pytest.fixture
 def scalars(tmp_path: Any) -> Iterator[ModuleType]:
     """A package whose outputs are no map: OpenAI's and Anthropic's fragments wrap them."""
-    folder = write_python_package(tmp_path, SCALARS, "scal")
+    folder, _ = write_python_package(tmp_path, SCALARS, "scal")
     sys.path.insert(0, str(folder))
     try:
         yield importlib.import_module("scal.client.p")

@@ -16,17 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import write_python_package
-from sigspec import load
 from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
 from sigspec.runtime import check
 
 
 def generate(root: Path, text: str, package: str) -> tuple[ModuleType, Any]:
-    folder = write_python_package(root, text, package)
+    folder, project = write_python_package(root, text, package)
     sys.path.insert(0, str(folder))
     try:
-        return importlib.import_module(f"{package}.p"), load([root / "p.sig"]).project
+        return importlib.import_module(f"{package}.p"), project
     finally:
         sys.path.pop(0)
 

@@ -59,7 +59,7 @@ def _issue(entry: tuple[Any, ...]) -> Issue:
         return path, f"expected {entry[1]}, got {kind_of(entry[2])}"
     _, how, text, value = entry
     if how == 2:
-        return path, text + short(value)
+        return path, text + _short(value)
     return path, str(value) + text
 
 
@@ -282,7 +282,7 @@ class Checker:
             return v
         import json
 
-        return self.fail(path, f"expected {json.dumps(d[1])}, got {short(v)}")
+        return self.fail(path, f"expected {json.dumps(d[1])}, got {_short(v)}")
 
     def _enum(self, d: Descriptor, v: Any, path: str) -> Any:
         values = d[1]
@@ -296,7 +296,7 @@ class Checker:
         import json
 
         shown = ", ".join(json.dumps(x) for x in values)
-        return self.fail(path, f"expected one of {shown}, got {short(v)}")
+        return self.fail(path, f"expected one of {shown}, got {_short(v)}")
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
@@ -307,7 +307,7 @@ class Checker:
                 if result is not _INVALID and not trial.errors:
                     self.repairs += trial.repairs
                     return result
-        return self.fail(path, f"{short(v)} matches none of the union's members")
+        return self.fail(path, f"{_short(v)} matches none of the union's members")
 
     # ---- containers ----
 
@@ -432,7 +432,7 @@ _DISPATCH = {
 }
 
 
-def short(value: Any) -> str:
+def _short(value: Any) -> str:
     """A value as messages show it: JSON, cut at 40 characters; a map or list by its kind."""
     import json
 

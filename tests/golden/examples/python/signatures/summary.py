@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 _Slow = _rt.Slow
 _MISS: Any = object()
 _is_datetime = _rt.is_datetime
-_kind = _rt.kind_of
-_short = _rt.short
 _ix = _rt.index_of
 _nest = _rt.nest
 
