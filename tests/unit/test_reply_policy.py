@@ -119,6 +119,8 @@ REJECT = [
     (SENTIMENT, '{"sentiment": "pos\u2026", "score": 0.9}', "does not match"),
     (SENTIMENT, '{"sentiment": "positive "quoted"", "score": 0.9}', "no JSON"),
     (SENTIMENT, '{"sentiment": positive, "score": 0.9}', "no JSON"),
+    # Text between two comments is no comment (a lazy pattern once stretched the first over it).
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9 /* a */ @@ "x": 1 /* b */}', "no JSON"),
     (SENTIMENT, '{"sentiment": "positive", "score": NaN}', "no JSON"),
     (SENTIMENT, '{"sentiment": "positive", "score": Infinity}', "no JSON"),
     (SENTIMENT, '{"sentiment": "positive", "score": 1, "score": 2}', "no JSON"),

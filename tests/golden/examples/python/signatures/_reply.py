@@ -81,9 +81,11 @@ class _Read:
 
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1\s*>", re.S | re.I)
 _LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
-_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+# The lookbehind after the first backtick, not before it: a pattern that starts with a literal
+# is searched at C speed.
+_CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 # Unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick match, not 10M steps.
 _STRING_AT = {
     '"': re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S),
@@ -141,10 +143,17 @@ def _tag_bodies(text: str) -> list[str]:
     return [body for _, body in sorted(bodies)]
 
 
+def _fenced(text: str) -> list[str]:
+    """The bodies of fenced blocks (most replies have none: two C searches say so)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    return [m.group(2) for m in _FENCE.finditer(text)]
+
+
 def explicit_candidates(text: str) -> list[str]:
     """Fenced blocks, tag contents, inline code spans, a whole quoted reply: most explicit
     first, duplicates removed. Raw JSON anywhere in the text comes after, in `parse_reply`."""
-    found: list[str] = [m.group(2) for m in _FENCE.finditer(text)]
+    found = _fenced(text)
     found += _tag_bodies(text)
     found += [m.group(1) for m in _CODE.finditer(text)]
     stripped = text.strip()
@@ -162,21 +171,24 @@ def explicit_candidates(text: str) -> list[str]:
 
 # ---- the lenient reader -------------------------------------------------------------------
 
-# Whitespace and comments (group 1), then one token (its group names its kind) or the end
-# of the text. The reader pulls one match per token (no token list): a short messy reply is
-# a dozen C-driven matches.
-_TOKEN = re.compile(
-    r"""((?:[ \t\r\n\ufeff]+|//[^\n]*|/\*.*?\*/|\#[^\n]*)*)
-    (?:("[^"\\]*(?:\\.[^"\\]*)*")
-    |('[^'\\]*(?:\\.[^'\\]*)*')
-    |(\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019)
-    |(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\w.])
-    |([A-Za-z_$][\w$]*)
-    |([{}\[\]:,])
-    |(\Z))""",
+# The pieces of a candidate: whitespace, comments and tokens. One C-driven `findall` cuts the
+# whole text; pieces are told apart by their first character (their first characters never
+# overlap), and text that is no piece is left out, which the lengths then show.
+_PIECE = re.compile(
+    r"""[ \t\r\n\ufeff]+|//[^\n]*|/\*.*?\*/|\#[^\n]*
+    |"[^"\\]*(?:\\.[^"\\]*)*"
+    |'[^'\\]*(?:\\.[^'\\]*)*'
+    |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019
+    |-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\w.])
+    |[A-Za-z_$][\w$]*
+    |[{}\[\]:,]""",
     re.S | re.X,
 )
-_KINDS = ("", "", "dq", "sq", "cq", "num", "word", "punct", "end")  # by group number
+_GAP = frozenset(" \t\r\n\ufeff/#")
+_COMMENT_START = frozenset("/#")
+_OPENERS = frozenset("{[")
+_QUOTES = {'"': "dq", "'": "sq", "\u201c": "cq", "\u2018": "cq"}
+_NUMBER_START = frozenset("-0123456789")
 _WORDS = {"true": True, "false": False, "null": None}
 _PYTHON = {"True": True, "False": False, "None": None}
 
@@ -207,151 +219,161 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
     return token[1:-1]
 
 
-class _Reader:
-    """Reads one value from `text`, pulling (kind, text, newline before) tokens; anything
-    that is no token is broken."""
+_VALUE, _KEY, _COLON, _SEP = 0, 1, 2, 3  # what the lenient reader expects next
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.end = 0  # where the next gap starts
-        self.repairs: list[str] = []
-        self.truncated: list[tuple[Any, ...]] = []
-        self.ahead = self._lex()
 
-    def _lex(self) -> tuple[str, str, bool] | None:
-        match = _TOKEN.match(self.text, self.end)
-        if match is None:
-            raise _Broken(f"unexpected text after {self.text[max(0, self.end - 12) : self.end]!r}")
-        self.end = match.end()
-        gap = match.group(1)
-        if gap and ("/" in gap or "#" in gap) and "removed comments" not in self.repairs:
-            self.repairs.insert(0, "removed comments")  # first, wherever the comment was
-        kind = match.lastindex or 0
-        if kind == 8:  # the end of the text
-            return None
-        return _KINDS[kind], match.group(kind), "\n" in gap
+def _path(stack: list[list[Any]]) -> tuple[Any, ...]:
+    """Where the innermost open container sits: each parent's pending key, or the index its
+    child will take."""
+    return tuple(f[2] if f[1] else len(f[0]) for f in stack[:-1])
 
-    def peek(self) -> tuple[str, str, bool] | None:
-        return self.ahead
 
-    def take(self) -> tuple[str, str, bool]:
-        token = self.ahead
-        if token is None:
-            raise _Broken("the text ends too early")
-        self.ahead = self._lex()
-        return token
+def _put(stack: list[list[Any]], value: Any) -> bool:
+    """A finished value into the innermost open container; True when it was the top value."""
+    if not stack:
+        return True
+    frame = stack[-1]
+    if frame[1]:
+        out, name = frame[0], frame[2]
+        if name in out and out[name] != value:
+            raise _Broken(f"the key {name!r} is given twice with different values")
+        out[name] = value
+    else:
+        frame[0].append(value)
+    return False
 
-    def skip(self) -> None:
-        """Past the token `peek` showed."""
-        self.ahead = self._lex()
 
-    def value(self, path: tuple[Any, ...], depth: int) -> Any:
-        if depth > MAX_DEPTH:
-            raise _Broken("nested too deeply")
-        kind, text, _ = self.take()
-        if kind == "punct" and text == "{":
-            return self.object(path, depth)
-        if kind == "punct" and text == "[":
-            return self.array(path, depth)
-        if kind in ("dq", "sq", "cq"):
-            return _string(kind, text, self.repairs)
-        if kind == "num":
-            return _number(text)
-        if kind == "word" and text in _WORDS:
-            return _WORDS[text]
-        if kind == "word" and text in _PYTHON:
-            self.repairs.append(f"read Python's {text} as JSON")
-            return _PYTHON[text]
-        raise _Broken(f"unexpected {text!r}")
+def _key(piece: str, repairs: list[str]) -> str:
+    first = piece[0]
+    if first in _QUOTES:
+        return _string(_QUOTES[first], piece, repairs)
+    if (first.isalpha() or first in "_$") and piece not in _WORDS and piece not in _PYTHON:
+        repairs.append(f"quoted the bare key {piece}")
+        return piece
+    raise _Broken(f"expected a key, got {piece!r}")
 
-    def key(self) -> str:
-        kind, text, _ = self.take()
-        if kind in ("dq", "sq", "cq"):
-            return _string(kind, text, self.repairs)
-        if kind == "word" and text not in _WORDS and text not in _PYTHON:
-            self.repairs.append(f"quoted the bare key {text}")
-            return text
-        raise _Broken(f"expected a key, got {text!r}")
 
-    def separator(self, close: str, path: tuple[Any, ...], is_object: bool) -> bool:
-        """After a member: True when the container closes. Handles the repairs around commas."""
-        token = self.peek()
-        if token is None:
-            if is_object:  # the text ends right after a complete member of an object
-                self.truncated.append(path)
-                return True
+def _scalar(piece: str, repairs: list[str]) -> Any:
+    first = piece[0]
+    if first in _QUOTES:
+        return _string(_QUOTES[first], piece, repairs)
+    if first in _NUMBER_START:
+        return _number(piece)
+    if piece in _WORDS:
+        return _WORDS[piece]
+    if piece in _PYTHON:
+        repairs.append(f"read Python's {piece} as JSON")
+        return _PYTHON[piece]
+    raise _Broken(f"unexpected {piece!r}")
+
+
+def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -> Any:
+    """The text ended right after a complete member: forced only if every open container is
+    a map (checked against the schema later, by `_forced`). The top value."""
+    while True:
+        if not stack[-1][1]:
             raise _Broken("the text ends inside a list")
-        kind, text, newline = token
-        if kind == "punct" and text == close:
-            self.skip()
-            return True
-        if kind == "punct" and text == ",":
-            self.skip()
-            after = self.peek()
-            if after is not None and after[0] == "punct" and after[1] == close:
-                self.repairs.append("removed a trailing comma")
-                self.skip()
-                return True
-            return False
-        if newline:
-            self.repairs.append("added a missing comma between lines")
-            return False
-        raise _Broken(f"expected ',' or {close!r}, got {text!r}")
+        truncated.append(_path(stack))
+        value = stack.pop()[0]
+        if _put(stack, value):
+            return value
 
-    def object(self, path: tuple[Any, ...], depth: int) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        token = self.peek()
-        if token is not None and token[0] == "punct" and token[1] == "}":
-            self.skip()
-            return out
-        while True:
-            name = self.key()
-            colon = self.take()
-            if colon[1] != ":":
-                raise _Broken(f"expected ':' after a key, got {colon[1]!r}")
-            item = self.value((*path, name), depth + 1)
-            if name in out and out[name] != item:
-                raise _Broken(f"the key {name!r} is given twice with different values")
-            out[name] = item
-            if self.separator("}", path, True):
-                return out
 
-    def array(self, path: tuple[Any, ...], depth: int) -> list[Any]:
-        out: list[Any] = []
-        token = self.peek()
-        if token is not None and token[0] == "punct" and token[1] == "]":
-            self.skip()
-            return out
-        while True:
-            out.append(self.value((*path, len(out)), depth + 1))
-            if self.separator("]", path, False):
-                return out
+# One loop with an explicit stack, deliberately long: the reader is the hot part of parsing a
+# messy reply (issue 5's 30 us budget), and a call per token costs a tenth of its time.
+def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
+    """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken for
+    anything else."""
+    pieces = _PIECE.findall(text)
+    if sum(map(len, pieces)) != len(text):
+        raise _Broken("the text holds something that is no JSON")
+    repairs: list[str] = []
+    truncated: list[tuple[Any, ...]] = []
+    comments = newline = done = False
+    # Open containers as [container, is_object, pending key]; a finished value goes into the
+    # innermost one, or is the answer at the top.
+    stack: list[list[Any]] = []
+    state = _VALUE
+    closable = 0  # may the next token close the container: 1 right after it opened, 2 after a comma
+    value: Any = None
+    for piece in pieces:
+        first = piece[0]
+        if first in _GAP:
+            if first in _COMMENT_START:
+                comments = True
+            if "\n" in piece:
+                newline = True
+            continue
+        after_line, newline = newline, False
+        if done:  # after the answer: trailing commas only
+            if piece != ",":
+                raise _Broken(f"unexpected {piece!r} after the value")
+            repairs.append("removed a trailing comma")
+            continue
+        finished = False
+        if state == _SEP:
+            frame = stack[-1]
+            if piece == ("}" if frame[1] else "]"):
+                value, finished = stack.pop()[0], True
+            elif piece == ",":
+                state, closable = (_KEY if frame[1] else _VALUE), 2
+                continue
+            elif after_line:
+                repairs.append("added a missing comma between lines")
+                state, closable = (_KEY if frame[1] else _VALUE), 0  # and this token is that
+            else:
+                raise _Broken(f"expected ',' or a closer, got {piece!r}")
+        if finished:
+            pass
+        elif closable and piece == ("}" if state == _KEY else "]"):
+            if closable == 2:
+                repairs.append("removed a trailing comma")
+            value, finished = stack.pop()[0], True
+        elif state == _KEY:
+            stack[-1][2] = _key(piece, repairs)
+            state, closable = _COLON, 0
+            continue
+        elif state == _COLON:
+            if piece != ":":
+                raise _Broken(f"expected ':' after a key, got {piece!r}")
+            state, closable = _VALUE, 0
+            continue
+        else:
+            if len(stack) > MAX_DEPTH:
+                raise _Broken("nested too deeply")
+            if piece in _OPENERS:
+                stack.append([{} if piece == "{" else [], piece == "{", None])
+                state, closable = (_KEY if piece == "{" else _VALUE), 1
+                continue
+            value = _scalar(piece, repairs)
+        done = _put(stack, value)
+        state, closable = _SEP, 0
+    if not done:
+        if state != _SEP:
+            raise _Broken("the text ends too early")
+        value = _close_open_maps(stack, truncated)
+    if comments:
+        repairs.insert(0, "removed comments")  # first, wherever the comment was
+    if truncated:
+        repairs.append("closed an object the reply left open")
+    return _Read(value, repairs, truncated)
 
 
 # Made once: json.loads with options builds a new decoder on every call.
 _LOOSE = json.JSONDecoder(strict=False)
+# An object whose first key is not a double-quoted string (a bare or single-quoted key, a
+# comment) is no strict JSON: the lenient reader takes it without a failed strict attempt.
+_NOT_STRICT = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]')
 
 
 def read_json(text: str) -> _Read:
     """Strict JSON when it is; otherwise the lenient reader with its repairs."""
-    try:
-        return _Read(strict_json(text), [], [])
-    except (ValueError, RecursionError):
-        pass
-    reader = _Reader(text)
-    value = reader.value((), 0)
-    while True:
-        token = reader.peek()
-        if token is None:
-            break
-        if token[0] == "punct" and token[1] == ",":
-            reader.repairs.append("removed a trailing comma")
-            reader.skip()
-            continue
-        raise _Broken(f"unexpected {token[1]!r} after the value")
-    if reader.truncated:
-        reader.repairs.append("closed an object the reply left open")
-    return _Read(value, reader.repairs, reader.truncated)
+    if not _NOT_STRICT.match(text):  # a failed strict attempt costs a Python-built error
+        try:
+            return _Read(strict_json(text), [], [])
+        except (ValueError, RecursionError):
+            pass
+    return _lenient(text)
 
 
 # ---- choosing the answer -------------------------------------------------------------------
