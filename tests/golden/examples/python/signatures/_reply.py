@@ -95,6 +95,8 @@ _BRACKETS = re.compile(r"[{}\[\]\"']")
 
 
 def strip_reasoning(text: str) -> str:
+    if "</" not in text:  # both patterns need a closing tag; most replies have none
+        return text
     text = _THINK.sub("", text)
     ends = [m.end() for m in _LONE_THINK.finditer(text)]
     return text[ends[-1] :] if ends else text
@@ -131,6 +133,8 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _tag_bodies(text: str) -> list[str]:
+    if "</" not in text:  # a body needs a closing tag
+        return []
     open_at: dict[str, list[int]] = {}
     bodies: list[tuple[int, str]] = []
     for match in _TAG.finditer(text):
@@ -155,7 +159,8 @@ def explicit_candidates(text: str) -> list[str]:
     first, duplicates removed. Raw JSON anywhere in the text comes after, in `parse_reply`."""
     found = _fenced(text)
     found += _tag_bodies(text)
-    found += [m.group(1) for m in _CODE.finditer(text)]
+    if "`" in text:
+        found += [m.group(1) for m in _CODE.finditer(text)]
     stripped = text.strip()
     if stripped.startswith('"'):
         found.append(stripped)

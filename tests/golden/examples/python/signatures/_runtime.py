@@ -171,6 +171,17 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def _key_groups(v: dict[str, Any]) -> dict[str, list[str]]:
+    """The map's keys by their folded form (`-` read as `_`); two keys in one group are an
+    ambiguity. Most maps have no `-` in any key, and then every key is its own group."""
+    if not any("-" in key for key in v):
+        return {key: [key] for key in v}
+    groups: dict[str, list[str]] = {}
+    for key in v:
+        groups.setdefault(key.replace("-", "_"), []).append(key)
+    return groups
+
+
 def _at(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else str(key)
 
@@ -289,7 +300,8 @@ class Checker:
         if type(v) is str and v in values:
             return v
         if self.lenient and type(v) is str:
-            matches = [m for m in values if m.casefold() == v.casefold()]
+            folded = v.casefold()
+            matches = [m for m in values if m.casefold() == folded]
             if len(matches) == 1:
                 self.repair(path, f"matched {v!r} to enum value {matches[0]!r}")
                 return matches[0]
@@ -347,9 +359,7 @@ class Checker:
             if decoded is _INVALID:
                 return self.fail(path, f"expected map, got {kind_of(v)}")
             v = decoded
-        groups: dict[str, list[str]] = {}
-        for key in v:
-            groups.setdefault(key.replace("-", "_"), []).append(key)
+        groups = _key_groups(v)
         out: dict[str, Any] = {}
         ok = True
         for field in d[1]:
