@@ -394,7 +394,7 @@ class Checker:
             return False
         before = len(self.errors)
         result = self.check(type_, v[keys[0]], where)
-        if result is not _INVALID and v[keys[0]] is not None:
+        if constraints and result is not _INVALID and v[keys[0]] is not None:
             result = self._constrain(result, constraints, where)
         if result is _INVALID:
             if fallback and has_default:
