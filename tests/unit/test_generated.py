@@ -304,6 +304,22 @@ def test_errors_are_collected_without_the_runtime(tmp_path: Path) -> None:
         type_descriptors(project, list(project.types)),
     )
     assert caught.value.errors == expected
+    # A caller's own objects may refuse to be compared: their positions are still found.
+    touchy = {**value, "grid": [[1, _Touchy(), 2, _Touchy()]]}
+    with pytest.raises(module.ValidationError) as caught:
+        module.validate_c(touchy, _slow=_refuse)
+    grid = [error for error in caught.value.errors if error[0].startswith("grid")]
+    assert grid == [
+        ("grid.0.1", "expected int, got _Touchy"),
+        ("grid.0.3", "expected int, got _Touchy"),
+    ]
+
+
+class _Touchy:
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    __hash__ = object.__hash__
 
 
 def test_hostile_sig_content_is_only_data(tmp_path: Path) -> None:

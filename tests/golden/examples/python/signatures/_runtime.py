@@ -502,7 +502,16 @@ def validate(descriptor: Descriptor, value: Any, types: Types) -> Any:
 def index_of(items: list[Any], item: Any, last: int) -> int:
     """The position of `item` after `last`, by identity: a generated validator finds a list
     item's index only once it has an error to report (once per item, in order)."""
-    for index in range(last + 1, len(items)):
+    start = last + 1
+    try:  # list.index searches at C speed, and an identical item always compares equal
+        while True:
+            index = items.index(item, start)
+            if items[index] is item:
+                return index
+            start = index + 1  # an equal item before ours (a repeated value)
+    except Exception:  # no JSON value: its == raised; by identity, below
+        pass
+    for index in range(start, len(items)):
         if items[index] is item:
             return index
     raise AssertionError("an item of the list")
