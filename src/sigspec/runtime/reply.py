@@ -178,14 +178,15 @@ def explicit_candidates(text: str) -> list[str]:
 # The pieces of a candidate: whitespace, comments and tokens. One C-driven `findall` cuts the
 # whole text; pieces are told apart by their first character (their first characters never
 # overlap), and text that is no piece is left out, which the lengths then show.
-_PIECE = re.compile(
-    r"""[ \t\r\n\ufeff]+|//[^\n]*|/\*.*?\*/|\#[^\n]*
+_PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
+    r"""[{}\[\]:,]
+    |[ \t\r\n\ufeff]+
     |"[^"\\]*(?:\\.[^"\\]*)*"
-    |'[^'\\]*(?:\\.[^'\\]*)*'
-    |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019
-    |-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\w.])
     |[A-Za-z_$][\w$]*
-    |[{}\[\]:,]""",
+    |-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\w.])
+    |'[^'\\]*(?:\\.[^'\\]*)*'
+    |//[^\n]*|/\*.*?\*/|\#[^\n]*
+    |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019""",
     re.S | re.X,
 )
 _GAP = frozenset(" \t\r\n\ufeff/#")

@@ -204,7 +204,7 @@ class Checker:
         return _INVALID
 
     def repair(self, path: str, message: str) -> None:
-        self.repairs.append((_where(path), message))
+        self.repairs.append((path or "root", message))  # _where, inlined: a hot path
 
     def check(self, d: Descriptor, v: Any, path: str) -> Any:
         tag = d[0]
@@ -382,7 +382,7 @@ class Checker:
         path: str,
     ) -> bool:
         name, _folded, type_, required, has_default, default, fallback, constraints = field
-        where = _at(path, name)
+        where = f"{path}.{name}" if path else name  # _at, inlined: once per field
         if keys is None:
             if has_default:
                 out[name] = _copy(default)
