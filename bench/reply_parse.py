@@ -57,6 +57,12 @@ def main() -> None:
             "10 MB JSON reply",
             json.dumps({"sentiment": "positive", "score": 0.5, "pad": "x" * 10_000_000}),
         ),
+        (
+            "10 MB single-quoted reply (2 million strings to repair)",
+            "{'sentiment': 'positive', 'score': 0.5, 'pad': ["
+            + ", ".join(["'x'"] * 2_000_000)
+            + "]}",
+        ),
     ):
         start = time.perf_counter()
         with contextlib.suppress(module.ReplyError):
