@@ -87,6 +87,7 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
 # is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 _OPENER = re.compile(r"[{\[]")
+_QUOTE_CHARS = frozenset("\"'")
 # Inside brackets: a whole string (a quote that opens none is skipped like any character), or
 # a bracket. Strings unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick
 # match, not 10M steps; a single-quoted one ends at its line.
@@ -116,9 +117,9 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
             break
         at, pos = match.start(), match.end()
         char = text[at]
-        if char == '"' or char == "'":  # a string inside brackets, skipped whole
+        if char in _QUOTE_CHARS:  # a string inside brackets, skipped whole
             continue
-        if char == "{" or char == "[":
+        if char in _OPENERS:
             stack.append((at, char))
         elif stack[-1][1] == ("{" if char == "}" else "["):
             start, _ = stack.pop()
