@@ -85,6 +85,9 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)",
 # The lookbehind after the first backtick, not before it: a pattern that starts with a literal
 # is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
+# A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no bare
+# words), the natural answer when the output is a scalar.
+_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
 _OPENER = re.compile(r"[{\[]")
 _QUOTE_CHARS = frozenset("\"'")
 # Inside brackets: a whole string (a quote that opens none is skipped like any character), or
@@ -154,14 +157,15 @@ def _fenced(text: str) -> list[str]:
 
 
 def explicit_candidates(text: str) -> list[str]:
-    """Fenced blocks, tag contents, inline code spans, a whole quoted reply: most explicit
+    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
+    number or boolean (the answer to a signature whose output is a scalar): most explicit
     first, duplicates removed. Raw JSON anywhere in the text comes after, in `parse_reply`."""
     found = _fenced(text)
     found += _tag_bodies(text)
     if "`" in text:
         found += [m.group(1) for m in _CODE.finditer(text)]
     stripped = text.strip()
-    if stripped.startswith('"'):
+    if stripped.startswith('"') or _SCALAR.fullmatch(stripped):
         found.append(stripped)
     seen: set[str] = set()
     unique = []

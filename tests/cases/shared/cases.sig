@@ -41,6 +41,11 @@ signature raw() -> {data :map, anything :any}
 
 signature literal_float() -> {x 1.5 | 2.0}
 
+## Scalar outputs: a reply that is just the JSON value is the answer.
+signature how_many() -> :int
+
+signature decide() -> :bool
+
 ## Text mode, and a prompt using every Mustache feature the templates allow.
 @output(text)
 @prompt("""Items:

@@ -686,15 +686,20 @@ function tagBodies(text: string): string[] {
   return bodies.map(([, body]) => body);
 }
 
-/** Fenced blocks, tag contents, inline code spans, a whole quoted reply: most explicit first,
- * duplicates removed. Raw JSON anywhere comes after, in `parseReply`. */
+/** A whole reply that is a JSON number or boolean (no `null`, no bare words): the natural
+ * answer when the output is a scalar. */
+const SCALAR = /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false)$/;
+
+/** Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string, number
+ * or boolean: most explicit first, duplicates removed. Raw JSON anywhere comes after, in
+ * `parseReply`. */
 function explicitCandidates(text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(FENCE)) found.push(m[2] ?? "");
   found.push(...tagBodies(text));
   for (const m of text.matchAll(CODE)) found.push(m[1] ?? "");
   const stripped = strip(text);
-  if (stripped.startsWith('"')) found.push(stripped);
+  if (stripped.startsWith('"') || SCALAR.test(stripped)) found.push(stripped);
   const seen = new Set<string>();
   const unique: string[] = [];
   for (const candidate of found) {
