@@ -389,6 +389,7 @@ def test_importing_a_module_loads_no_parser(tmp_path: Path) -> None:
 # draws values near each output type: the generated validator must give the runtime's value or
 # the runtime's errors, and parsing the value's JSON must give the same answer.
 
+RANDOM_COUNT = 40  # signatures in the random spec
 RANDOM_TYPES = """
 type Label = "low" | "high"
 type Pt = {x :int, y :int = 0}
@@ -500,9 +501,6 @@ def test_random_signatures_agree_with_the_runtime(tmp_path_factory: Any, data: A
         descriptor = output_descriptor(project.signature(f"r{index}"))
         value = data.draw(_near(descriptor, types), label=f"r{index}")
         _agree(module, index, descriptor, types, value)
-
-
-RANDOM_COUNT = 40
 
 
 def _agree(module: Any, index: int, descriptor: Any, types: dict[str, Any], value: Any) -> None:
