@@ -68,7 +68,7 @@ ACCEPT = [
     (SENTIMENT, '\ufeff  {"sentiment": "positive",\r\n "score": 0.9}  ', GOOD, None),
     (SENTIMENT, '"{\\"sentiment\\": \\"positive\\", \\"score\\": 0.9}"', GOOD, "decoded"),
     (ARGS, '{"tool": "s", "args": "{\\"q\\": 1}"}', {"tool": "s", "args": {"q": 1}}, "decoded"),
-    (NESTED, '{"d": "x", "a": {"b": 1, "c": 2', {"d": "x", "a": {"b": 1, "c": 2}}, "closed"),
+    (NESTED, '{"a": {"b": 1, "c": 2}, "d": "x"', {"d": "x", "a": {"b": 1, "c": 2}}, "closed"),
     (SENTIMENT, '{"sentiment": "positive", "score": "0.9"}', GOOD, "coerced string"),
     (COUNT, '{"count": "42", "ok": "true"}', {"count": 42, "ok": True}, "coerced string"),
     (COUNT, '{"count": 42.0, "ok": false}', {"count": 42, "ok": False}, "integer"),
@@ -113,7 +113,11 @@ REJECT = [
     (SENTIMENT, "null", "no JSON"),
     (SENTIMENT, "I cannot help with that.", "no JSON"),
     (SENTIMENT, '{"sentiment": "positive", "score": 0.', "no JSON"),
-    (NESTED, '{"a": {"b": 1', "does not match"),
+    (NESTED, '{"a": {"b": 1, "c": 2}', "does not match"),  # `d` could still follow
+    # A number at the very end may be cut short (`0.9` of `0.95`): never a forced close (a
+    # candidate is stripped, so a line break after it does not count either).
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9', "no JSON"),
+    (NESTED, '{"d": "x", "a": {"b": 1, "c": 2', "no JSON"),
     (NESTED, '{"a": {"b": 1, "c": 2}, "d": "x', "does not match"),
     (SENTIMENT, '{"sentiment": "positive", "score": 0.9, ...}', "no JSON"),
     (SENTIMENT, '{"sentiment": "pos\u2026", "score": 0.9}', "does not match"),

@@ -949,7 +949,11 @@ function readWith(text: string, strict: boolean): Read {
     }
     throw new Broken(`unexpected ${strRepr(token[1])} after the value`);
   }
-  if (reader.truncated.length > 0) reader.repairs.push("closed an object the reply left open");
+  if (reader.truncated.length > 0) {
+    // `0.9` may be the start of `0.95`: a text ending in a number is not a forced close.
+    if (/[0-9]$/.test(text)) throw new Broken("the text ends in a number, which may be cut short");
+    reader.repairs.push("closed an object the reply left open");
+  }
   return { value, repairs: reader.repairs, truncated: reader.truncated };
 }
 

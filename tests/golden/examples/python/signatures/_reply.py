@@ -361,6 +361,8 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
     if not done:
         if state != _SEP:
             raise _Broken("the text ends too early")
+        if pieces[-1][0] in _NUMBER_START:  # `0.9` may be the start of `0.95`: not forced
+            raise _Broken("the text ends in a number, which may be cut short")
         value = _close_open_maps(stack, truncated)
     if comments:
         repairs.insert(0, "removed comments")  # first, wherever the comment was
