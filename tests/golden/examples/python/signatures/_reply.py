@@ -91,6 +91,7 @@ _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
 _OPENER = re.compile(r"[{\[]")
 _QUOTE_CHARS = frozenset("\"'")
+_OPENERS = frozenset("{[")  # also the lenient reader's
 # Inside brackets: a whole string (a quote that opens none is skipped like any character), or
 # a bracket. Strings unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick
 # match, not 10M steps; a single-quoted one ends at its line.
@@ -196,7 +197,6 @@ _PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
 )
 _GAP = frozenset(" \t\r\n\ufeff/#")
 _COMMENT_START = frozenset("/#")
-_OPENERS = frozenset("{[")
 _QUOTES = {'"': "dq", "'": "sq", "\u201c": "cq", "\u2018": "cq"}
 _NUMBER_START = frozenset("-0123456789")
 _WORDS = {"true": True, "false": False, "null": None}
