@@ -278,3 +278,24 @@ def test_both_runtimes_agree_on_random_messy_replies(
         if e != n
     ]
     assert differ == []
+
+
+def test_both_runtimes_reject_hostile_replies_in_linear_time(
+    compiled: Path, python_modules: tuple[Any, Any]
+) -> None:
+    """The texts of the reply-policy tests that were quadratic (openers nothing closes), in
+    Node too: the TypeScript runtime had the same scans."""
+    import time
+
+    from unit.test_reply_policy import HOSTILE
+
+    cases = [
+        {"kind": "parse", "signature": "sentiment", "input": text, "note": ""} for text in HOSTILE
+    ]
+    expected = [python_result(c, *python_modules) for c in cases]
+    assert all(e.get("error") == "ReplyError" for e in expected)
+    start = time.perf_counter()
+    results = run_node(compiled, cases)
+    # Linear: well under a second for these 4 MB; the quadratic scans took minutes.
+    assert time.perf_counter() - start < 20
+    assert results == expected

@@ -178,3 +178,32 @@ def test_hostile_replies_do_not_hang() -> None:
     with pytest.raises(ReplyError):
         run(SENTIMENT, text + "{" * 100_000)
     assert time.perf_counter() - start < 10  # generous: linear, not quadratic (bench: <2 s)
+
+
+# Texts that made a pattern rescan the rest of the reply from each repetition of a unit: an
+# opener that nothing closes (a think tag, a fence marker run, a comment, a string) is tried
+# again at every later one. Each took quadratic time: 200 KB of them, 1 s to 30 s.
+HOSTILE = [
+    "<think></x>" * 40_000,
+    "<think></think" * 30_000,
+    "`" * 400_000,
+    "~" * 400_000,
+    "{" + "/* " * 130_000,
+    "[" + "/* " * 130_000,
+    "[" + "\u201c" * 400_000,
+    "[" + "\u2018" * 400_000,
+    '"\\' * 200_000,
+    "[" + '"\\' * 200_000,
+    "[" + "'\\" * 200_000,
+    "[a" + "'\\" * 200_000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=[repr(t[:12]) for t in HOSTILE])
+def test_openers_nothing_closes_take_linear_time(text: str) -> None:
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ReplyError):
+        run(SENTIMENT, text)
+    assert time.perf_counter() - start < 5  # linear: ~0.1 s; the quadratic scans took minutes

@@ -613,10 +613,14 @@ interface Read {
   truncated: Path[]; // paths of objects the text ended inside
 }
 
-const THINK = /<(think|thinking|reasoning)>[\s\S]*?<\/\1\s*>/gi;
+// Reasoning tags: an opener (group 1, no space allowed) or a closer (group 2).
+const REASONING_TAG = /<(?:(think|thinking|reasoning)|\/(think|thinking|reasoning)\s*)>/gi;
 const LONE_THINK = /<\/(?:think|thinking|reasoning)\s*>/gi;
 // Python's `^`/`$` under re.M know only "\n" as a line end, so the lines are spelled out.
-const FENCE = /(?:^|(?<=\n))[ \t]*(`{3,}|~{3,})[^\n]*\n([\s\S]*?)(?:(?<=\n)[ \t]*\1[ \t]*(?=\n|$)|$)/g;
+// The marker is taken whole (`(?=(...))\1`: a lookahead is atomic), or a line of backticks
+// and no newline would be retried at every shorter marker, quadratic.
+const FENCE =
+  /(?:^|(?<=\n))[ \t]*(?=(`{3,}|~{3,}))\1[^\n]*\n([\s\S]*?)(?:(?<=\n)[ \t]*\1[ \t]*(?=\n|$)|$)/g;
 const TAG = /<(\/?)([A-Za-z][\p{L}\p{N}_.-]*)(?:\s[^<>]*)?>/gu;
 const CODE = /(?<!`)`([^`\n]+)`(?!`)/g;
 const STRING_AT: Record<string, RegExp> = {
@@ -626,17 +630,58 @@ const STRING_AT: Record<string, RegExp> = {
 const BRACKETS = /[{}[\]"']/g;
 
 function stripReasoning(text: string): string {
-  const body = text.replace(THINK, "");
+  if (!text.includes("</")) return text;
+  const body = withoutReasoningBlocks(text);
   let end = -1;
   for (const m of body.matchAll(LONE_THINK)) end = m.index + m[0].length;
   return end >= 0 ? body.slice(end) : body;
 }
 
+/** The text without its `<think>...</think>` blocks (any of the three names, either case; each
+ * closed by the next closer of its name), leftmost first: what replacing the lazy
+ * `<(name)>[\s\S]*?</name>` would give, but linear: that pattern scanned to the end of the
+ * text for every opener no closer follows. */
+function withoutReasoningBlocks(text: string): string {
+  const openers: [number, number, string][] = [];
+  const closers = new Map<string, [number, number][]>();
+  for (const m of text.matchAll(REASONING_TAG)) {
+    const end = m.index + m[0].length;
+    if (m[1] !== undefined) openers.push([m.index, end, m[1].toLowerCase()]);
+    else {
+      const name = (m[2] ?? "").toLowerCase();
+      const list = closers.get(name);
+      if (list) list.push([m.index, end]);
+      else closers.set(name, [[m.index, end]]);
+    }
+  }
+  const kept: string[] = [];
+  const first = new Map<string, number>(); // each name's first closer not yet passed
+  let pos = 0;
+  for (const [start, end, name] of openers) {
+    const found = closers.get(name);
+    if (start < pos || found === undefined) continue; // inside a removed block, or never closed
+    let index = first.get(name) ?? 0;
+    while (index < found.length && (found[index] as [number, number])[0] < end) index++;
+    first.set(name, index);
+    const closer = found[index];
+    if (closer !== undefined) {
+      kept.push(text.slice(pos, start));
+      pos = closer[1];
+    }
+  }
+  kept.push(text.slice(pos));
+  return kept.join("");
+}
+
 /** Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
- * outermost one to the end of the text. One pass. */
+ * outermost one to the end of the text. One pass. A quote that opens no string means no later
+ * quote of its kind can (up to the line's end for single quotes), so those are skipped
+ * without a scan: retrying each was quadratic. */
 function rawSpans(text: string): [number, number][] {
   const stack: [number, string][] = [];
   const spans: [number, number][] = [];
+  let dq = true; // may a double quote still open a string
+  let sqDeadTo = -1; // single quotes open no string before this position (a line's end)
   BRACKETS.lastIndex = 0;
   for (;;) {
     const match = BRACKETS.exec(text);
@@ -644,10 +689,16 @@ function rawSpans(text: string): [number, number][] {
     const char = match[0];
     const start = match.index;
     if (char === '"' || char === "'") {
-      if (stack.length > 0) {
+      const dead = char === '"' ? !dq : start < sqDeadTo;
+      if (stack.length > 0 && !dead) {
         const string = STRING_AT[char] as RegExp;
         string.lastIndex = start;
         if (string.exec(text) !== null) BRACKETS.lastIndex = string.lastIndex;
+        else if (char === '"') dq = false;
+        else {
+          const lineEnd = text.indexOf("\n", start);
+          sqDeadTo = lineEnd < 0 ? text.length : lineEnd;
+        }
       }
       continue;
     }

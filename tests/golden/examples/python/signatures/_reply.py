@@ -79,10 +79,18 @@ class _Read:
 
 # ---- reasoning and candidates --------------------------------------------------------------
 
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1\s*>", re.S | re.I)
+# Reasoning tags: an opener (group 1, no space allowed) or a closer (group 2).
+_REASONING_TAG = re.compile(
+    r"<(?:(think|thinking|reasoning)|/(think|thinking|reasoning)\s*)>", re.I
+)
 _LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+# A fence: its marker (group 1, possessive: a line of 10 MB of backticks and no newline would
+# otherwise be retried at every shorter marker, quadratic), its body line by line (group 2),
+# and the last line of a block the text ends inside (group 3).
+_FENCE = re.compile(
+    r"^[ \t]*(`{3,}+|~{3,}+)[^\n]*\n((?:[^\n]*+\n)*?)(?:[ \t]*\1[ \t]*$|([^\n]*)\Z)", re.M
+)
 # The lookbehind after the first backtick, not before it: a pattern that starts with a literal
 # is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
@@ -90,22 +98,63 @@ _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 # words), the natural answer when the output is a scalar.
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
 _OPENER = re.compile(r"[{\[]")
-_QUOTE_CHARS = frozenset("\"'")
 _OPENERS = frozenset("{[")  # also the lenient reader's
-# Inside brackets: a whole string (a quote that opens none is skipped like any character), or
-# a bracket. Strings unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick
-# match, not 10M steps; a single-quoted one ends at its line.
-_INSIDE = re.compile(
-    r"\"[^\"\\]*(?:\\.[^\"\\]*)*\"|'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'|[{}\[\]]", re.S
-)
+_QUOTE_CHARS = frozenset("\"'")
+_DQ_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_SQ_STRING = r"'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'"
+
+
+def _inside(dq: bool, sq: bool) -> re.Pattern[str]:
+    """Inside brackets: a whole string, skipped, or a bracket; a quote matched alone opens no
+    string. Strings unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick match,
+    not 10M steps; a single-quoted one ends at its line. Once a quote has opened no string,
+    no later quote of its kind can (up to the line's end for single quotes): the patterns
+    without that kind keep the scan linear, where retrying every quote was quadratic."""
+    strings = [s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive]
+    quotes = "".join(q for q, alive in (('"', dq), ("'", sq)) if alive)
+    return re.compile("|".join([*strings, r"[{}\[\]]" + (f"|[{quotes}]" if quotes else "")]), re.S)
+
+
+_INSIDE = {(dq, sq): _inside(dq, sq) for dq in (True, False) for sq in (True, False)}
 
 
 def strip_reasoning(text: str) -> str:
-    if "</" not in text:  # both patterns need a closing tag; most replies have none
+    if "</" not in text:  # both steps need a closing tag; most replies have none
         return text
-    text = _THINK.sub("", text)
-    ends = [m.end() for m in _LONE_THINK.finditer(text)]
+    text = _without_reasoning_blocks(text)
+    ends = [m.end() for m in _LONE_THINK.finditer(text)] if "</" in text else []
     return text[ends[-1] :] if ends else text
+
+
+def _without_reasoning_blocks(text: str) -> str:
+    """The text without its `<think>...</think>` blocks (any of the three names, either case;
+    each closed by the next closer of its name), leftmost first: what substituting the lazy
+    `<(name)>.*?</name>` would give, but linear: that pattern scanned to the end of the text
+    for every opener no closer follows (`<think></x>` repeated took 30 s for 220 KB)."""
+    openers: list[tuple[int, int, str]] = []
+    closers: dict[str, list[tuple[int, int]]] = {}
+    for match in _REASONING_TAG.finditer(text):
+        if match.group(1):
+            openers.append((match.start(), match.end(), match.group(1).lower()))
+        else:
+            closers.setdefault(match.group(2).lower(), []).append(match.span())
+    kept: list[str] = []
+    pos = 0
+    # Each name's first closer not yet passed: openers come in order, so it only moves on.
+    first = dict.fromkeys(closers, 0)
+    for start, end, name in openers:
+        found = closers.get(name)
+        if start < pos or not found:  # inside a removed block, or never closed
+            continue
+        index = first[name]
+        while index < len(found) and found[index][0] < end:
+            index += 1
+        first[name] = index
+        if index < len(found):
+            kept.append(text[pos:start])
+            pos = found[index][1]
+    kept.append(text[pos:])
+    return "".join(kept)
 
 
 def raw_spans(text: str) -> list[tuple[int, int]]:
@@ -115,14 +164,23 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     stack: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     pos = 0
+    dq = True  # may a double quote still open a string
+    sq_dead_to = -1  # single quotes open no string before this position (a line's end)
     while True:
-        match = (_INSIDE if stack else _OPENER).search(text, pos)
+        if not stack:
+            match = _OPENER.search(text, pos)
+        else:
+            match = _INSIDE[dq, pos >= sq_dead_to].search(text, pos)
+            if match is not None and pos < sq_dead_to < match.start():
+                match = _INSIDE[dq, True].search(text, sq_dead_to)  # a new line: quotes again
         if match is None:
             break
         at, pos = match.start(), match.end()
         char = text[at]
-        if char in _QUOTE_CHARS:  # a string inside brackets, skipped whole
-            continue
+        if char in _QUOTE_CHARS:
+            if pos - at == 1:  # a quote that opens no string, and nor will any like it
+                dq, sq_dead_to = _dead_quote(text, at, dq, sq_dead_to)
+            continue  # else a string inside brackets, skipped whole
         if char in _OPENERS:
             stack.append((at, char))
         elif stack[-1][1] == ("{" if char == "}" else "["):
@@ -134,6 +192,15 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
         spans.append((stack[0][0], len(text)))
     spans.sort()
     return spans
+
+
+def _dead_quote(text: str, at: int, dq: bool, sq_dead_to: int) -> tuple[bool, int]:
+    """The bracket scan's quote state after the quote at `at` opened no string: no later
+    double quote can open one; no single quote can before the line's end."""
+    if text[at] == '"':
+        return False, sq_dead_to
+    line_end = text.find("\n", at)
+    return dq, len(text) if line_end < 0 else line_end
 
 
 def _tag_bodies(text: str) -> list[str]:
@@ -155,7 +222,7 @@ def _fenced(text: str) -> list[str]:
     """The bodies of fenced blocks (most replies have none: two C searches say so)."""
     if "```" not in text and "~~~" not in text:
         return []
-    return [m.group(2) for m in _FENCE.finditer(text)]
+    return [m.group(2) + (m.group(3) or "") for m in _FENCE.finditer(text)]
 
 
 def explicit_candidates(text: str) -> list[str]:
@@ -192,9 +259,19 @@ _PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
     |-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\w.])
     |'[^'\\]*(?:\\.[^'\\]*)*'
     |//[^\n]*|/\*.*?\*/|\#[^\n]*
+    |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019
+    |["'\u201c\u2018].*|/\*.*""",
+    re.S | re.X,
+)
+# The last branch takes a string or comment never closed, and all that follows, as one piece:
+# `findall` would otherwise retry every later quote, each scanning to the end (quadratic). Such
+# a piece is the last one and is no closed string or comment, which `_CLOSED` tells.
+_CLOSED = re.compile(
+    r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|/\*.*?\*/|//[^\n]*
     |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019""",
     re.S | re.X,
 )
+_UNCLOSED_START = frozenset("\"'\u201c\u2018/")
 _GAP = frozenset(" \t\r\n\ufeff/#")
 _COMMENT_START = frozenset("/#")
 _QUOTES = {'"': "dq", "'": "sq", "\u201c": "cq", "\u2018": "cq"}
@@ -297,6 +374,8 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
     pieces = _PIECE.findall(text)
     if sum(map(len, pieces)) != len(text):
         raise _Broken("the text holds something that is no JSON")
+    if pieces and pieces[-1][0] in _UNCLOSED_START and not _CLOSED.fullmatch(pieces[-1]):
+        raise _Broken("a string or comment is never closed")
     repairs: list[str] = []
     truncated: list[tuple[Any, ...]] = []
     comments = newline = done = False
