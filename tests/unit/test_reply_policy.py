@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sigspec import parse_signature
 from sigspec.emit.python.descriptors import output_descriptor
@@ -207,3 +209,54 @@ def test_openers_nothing_closes_take_linear_time(text: str) -> None:
     with pytest.raises(ReplyError):
         run(SENTIMENT, text)
     assert time.perf_counter() - start < 5  # linear: ~0.1 s; the quadratic scans took minutes
+
+
+def reference_spans(text: str) -> list[tuple[int, int]]:
+    """The bracket scan as its rule reads, one character at a time: inside brackets a quote
+    that opens a whole string (a double-quoted one anywhere, a single-quoted one on its line)
+    is skipped with its string, any other quote is a plain character. Quadratic on hostile
+    text; the real scan must find the same spans in linear time."""
+    import re
+
+    strings = {
+        '"': re.compile(r'"(?:[^"\\]|\\.)*"', re.S),
+        "'": re.compile(r"'(?:[^'\\\n]|\\[^\n])*'"),
+    }
+    stack: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while pos < len(text):
+        char = text[pos]
+        if stack and char in strings and (string := strings[char].match(text, pos)):
+            pos = string.end()
+            continue
+        pos += 1
+        if char in "{[":
+            stack.append((pos - 1, char))
+        elif stack and char in "}]":
+            if stack[-1][1] == ("{" if char == "}" else "["):
+                spans.append((stack.pop()[0], pos))
+            else:
+                stack.clear()
+    if stack:
+        spans.append((stack[0][0], len(text)))
+    return sorted(spans)
+
+
+# The bracket scan's alphabet, with strings holding what the scan looks for (a quote, a closer).
+SCAN_PARTS = ["{", "}", "[", "]", '"', "'", "\\", "\n", " ", "a", ",", '"x"', "'y'", '\\"']
+SCAN_PARTS += ["']'", '"}"', "'\"'", '"\'"']
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(SCAN_PARTS),
+        max_size=40,
+    )
+)
+def test_bracket_scan_finds_the_spans_its_rule_gives(parts: list[str]) -> None:
+    from sigspec.runtime.reply import raw_spans
+
+    text = "".join(parts)
+    assert raw_spans(text) == reference_spans(text)

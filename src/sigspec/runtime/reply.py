@@ -98,23 +98,30 @@ _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
 _OPENER = re.compile(r"[{\[]")
 _OPENERS = frozenset("{[")  # also the lenient reader's
-_QUOTE_CHARS = frozenset("\"'")
-_DQ_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_SQ_STRING = r"'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'"
+_DQ_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+_SQ_STRING = r"'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"
+_DQ_AT = re.compile(_DQ_STRING, re.S)
 
 
 def _inside(dq: bool, sq: bool) -> re.Pattern[str]:
-    """Inside brackets: a whole string, skipped, or a bracket; a quote matched alone opens no
-    string. Strings unrolled (`[^"\\]*` runs at C speed): a 10 MB string is one quick match,
-    not 10M steps; a single-quoted one ends at its line. Once a quote has opened no string,
-    no later quote of its kind can (up to the line's end for single quotes): the patterns
-    without that kind keep the scan linear, where retrying every quote was quadratic."""
+    """Inside brackets: all up to the next bracket (group 1) in one match, whole strings
+    skipped, so a 10 MB list of strings is one C-speed match, not a Python step per string.
+    A quote matched alone opens no string, and then no later quote of its kind can (up to
+    the line's end for single quotes): the patterns without that kind keep the scan linear,
+    where retrying every quote was quadratic. While single quotes are out, the match stops
+    at a line break (which brings them back) and at a double quote (whose string may run
+    past the line break: `raw_spans` takes it)."""
+    quotes = ('"' if dq else "") + ("'" if sq else "")
+    if not sq:
+        stops = "{}\\[\\]\\n" + quotes
+        return re.compile(f"[^{stops}]*+([{stops}])")
+    stops = "{}\\[\\]" + quotes
     strings = [s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive]
-    quotes = "".join(q for q, alive in (('"', dq), ("'", sq)) if alive)
-    return re.compile("|".join([*strings, r"[{}\[\]]" + (f"|[{quotes}]" if quotes else "")]), re.S)
+    return re.compile("(?:" + "|".join([f"[^{stops}]++", *strings]) + f")*+([{stops}])", re.S)
 
 
 _INSIDE = {(dq, sq): _inside(dq, sq) for dq in (True, False) for sq in (True, False)}
+_STOPS = frozenset("\"'\n")  # what may stop the scan inside brackets, besides a bracket
 
 
 def strip_reasoning(text: str) -> str:
@@ -159,7 +166,7 @@ def _without_reasoning_blocks(text: str) -> str:
 def raw_spans(text: str) -> list[tuple[int, int]]:
     """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
     outermost one to the end of the text. One pass: outside brackets only an opener matters,
-    inside one match finds the next bracket or takes a whole string."""
+    inside one match takes all up to the next bracket."""
     stack: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -168,19 +175,19 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     while True:
         if not stack:
             match = _OPENER.search(text, pos)
+            if match is None:
+                break
+            at = match.start()
         else:
-            match = _INSIDE[dq, pos >= sq_dead_to].search(text, pos)
-            if match is not None and pos < sq_dead_to < match.start():
-                match = _INSIDE[dq, True].search(text, sq_dead_to)  # a new line: quotes again
-        if match is None:
-            break
-        at, pos = match.start(), match.end()
+            match = _INSIDE[dq, pos >= sq_dead_to].match(text, pos)
+            if match is None:
+                break
+            at = match.start(1)
+        pos = match.end()
         char = text[at]
-        if char in _QUOTE_CHARS:
-            if pos - at == 1:  # a quote that opens no string, and nor will any like it
-                dq, sq_dead_to = _dead_quote(text, at, dq, sq_dead_to)
-            continue  # else a string inside brackets, skipped whole
-        if char in _OPENERS:
+        if char in _STOPS:
+            dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
+        elif char in _OPENERS:
             stack.append((at, char))
         elif stack[-1][1] == ("{" if char == "}" else "["):
             start, _ = stack.pop()
@@ -193,13 +200,19 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _dead_quote(text: str, at: int, dq: bool, sq_dead_to: int) -> tuple[bool, int]:
-    """The bracket scan's quote state after the quote at `at` opened no string: no later
-    double quote can open one; no single quote can before the line's end."""
-    if text[at] == '"':
-        return False, sq_dead_to
-    line_end = text.find("\n", at)
-    return dq, len(text) if line_end < 0 else line_end
+def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tuple[bool, int, int]:
+    """The bracket scan stopped at a quote or a line break (rare: see `_inside`). Returns the
+    new quote state and where the scan goes on."""
+    char = text[at]
+    if char == "'":  # opens no string: no single quote can before the line's end
+        line_end = text.find("\n", at)
+        return dq, len(text) if line_end < 0 else line_end, pos
+    if char == '"' and at < sq_dead_to:  # single quotes out: a string is taken here
+        string = _DQ_AT.match(text, at)
+        if string is not None:
+            return dq, sq_dead_to, string.end()
+    # A double quote that opens no string, or the line break that brings single quotes back.
+    return dq and char != '"', sq_dead_to, pos
 
 
 def _tag_bodies(text: str) -> list[str]:
