@@ -312,3 +312,34 @@ def test_up_to_date_only_for_the_same_build_of_sigspec(tmp_path: Path) -> None:
     again = run_cli(*args, env=env)
     assert again.returncode == 0 and "wrote" in again.stderr and "(0 changed)" in again.stderr
     assert "is up to date" in run_cli(*args, env=env).stderr  # recorded anew
+
+
+def test_a_target_loads_only_its_own_emitters(tmp_path: Path) -> None:
+    """The registry imports a target's module when it runs: a JSON Schema and providers
+    compile never loads the prompt, Python or TypeScript emitters (nor jinja2), which would
+    cost every such compile their import time."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from sigspec.cli import main\n"
+        "sys.argv = ['sigspec', 'compile', sys.argv[1], '-o', sys.argv[2],"
+        " '--target', 'jsonschema', '--target', 'providers']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exit:\n"
+        "    assert exit.code == 0, exit.code\n"
+        "heavy = ('jinja2', 'sigspec.emit.prompts', 'sigspec.emit.python',"
+        " 'sigspec.emit.typescript', 'sigspec.runtime.client')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT / "examples"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out" / "manifest.json").is_file()

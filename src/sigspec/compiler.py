@@ -11,7 +11,7 @@ from typing import Any
 
 from sigspec.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from sigspec.emit.base import Artifact, EmitContext
-from sigspec.emit.registry import TARGETS
+from sigspec.emit.registry import emitter
 from sigspec.semantics import ir
 from sigspec.targets import selected
 
@@ -38,7 +38,7 @@ def _emit(
     files: list[Artifact] = []
     diagnostics: list[Diagnostic] = []
     for name in names:
-        result = TARGETS[name].emit(project, EmitContext(dict(options.get(name, {})), ()))
+        result = emitter(name).emit(project, EmitContext(dict(options.get(name, {})), ()))
         files += result.files
         diagnostics += result.diagnostics
     return files, diagnostics
@@ -81,7 +81,7 @@ def compile_project(
         target_options = dict(options.get(name, {}))
         if name == "manifest":
             target_options.update(inputs=inputs, config=config)
-        result = TARGETS[name].emit(project, EmitContext(target_options, tuple(files)))
+        result = emitter(name).emit(project, EmitContext(target_options, tuple(files)))
         files += result.files
         diagnostics += result.diagnostics
     found = sort_diagnostics(diagnostics)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, assert_never
 
 from sigspec.emit.base import Artifact, EmitContext, EmitResult, dump_json, source_of, with_header
+from sigspec.emit.layout import schema_paths
 from sigspec.semantics import ir
 from sigspec.semantics.types import referenced_names
 
@@ -203,13 +204,6 @@ def input_schema(
 def _with_defs(schema: JsonSchema, builder: SchemaBuilder) -> JsonSchema:
     defs = builder.definitions()
     return {**schema, "$defs": defs} if defs else schema
-
-
-def schema_paths(sig: ir.Signature) -> dict[str, str]:
-    return {
-        "input": f"jsonschema/{sig.name}.input.json",
-        "output": f"jsonschema/{sig.name}.output.json",
-    }
 
 
 def schema_file(source: str, schema: JsonSchema) -> str:

@@ -17,9 +17,7 @@ from sigspec.emit.base import (
     dump_json,
     source_of,
 )
-from sigspec.emit.jsonschema import schema_paths
-from sigspec.emit.prompts import prompt_paths
-from sigspec.emit.providers import provider_path
+from sigspec.emit.layout import prompt_paths, provider_path, schema_paths
 from sigspec.semantics import ir
 
 FORMAT_VERSION = 1

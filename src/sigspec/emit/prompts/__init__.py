@@ -15,6 +15,7 @@ import jinja2
 
 from sigspec.emit.base import HEADER, Artifact, EmitContext, EmitResult, source_of
 from sigspec.emit.jsonschema import output_schema
+from sigspec.emit.layout import prompt_paths
 from sigspec.emit.prompts.shape import output_instructions
 from sigspec.emit.templating import environment, render
 from sigspec.mustache import comment, literal
@@ -26,17 +27,6 @@ DEFAULT_SYSTEM = {
     "json": "Answer with JSON only, in the form the user's message asks for. No explanations.",
     "text": "You are a helpful assistant.",
 }
-
-
-def prompt_paths(sig: ir.Signature) -> dict[str, str]:
-    """Where each prompt of a signature goes; which of them exist depends on its mode."""
-    base = f"prompts/{sig.name}"
-    return {
-        "system": f"{base}/system.mustache",
-        "user": f"{base}/user.mustache",
-        "retry": f"{base}/retry.mustache",
-        "user_local": f"{base}/user.local.mustache",
-    }
 
 
 @dataclass(frozen=True, slots=True)

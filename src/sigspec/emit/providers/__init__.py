@@ -13,6 +13,7 @@ from typing import Any
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.emit.base import Artifact, EmitContext, EmitResult, source_of, with_header
 from sigspec.emit.jsonschema import JsonSchema
+from sigspec.emit.layout import provider_path
 from sigspec.emit.providers import dialects as d
 from sigspec.emit.providers.limits import anthropic_limits, openai_limits
 from sigspec.emit.providers.openapi import to_openapi
@@ -34,10 +35,6 @@ _DIALECTS = {
 class Built:
     schema: JsonSchema
     wrapped: str | None  # the key the real output sits under when the root had to be wrapped
-
-
-def provider_path(sig: ir.Signature) -> str:
-    return f"providers/{sig.name}.json"
 
 
 DefsCaches = dict[tuple[str, bool], dict[str, JsonSchema]]
