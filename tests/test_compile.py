@@ -287,14 +287,33 @@ def test_both_cores_give_the_same_files(monkeypatch: Any) -> None:
     loaded = load([ROOT / "examples"])
     targets = ["jsonschema", "providers", "prompts", "python", "manifest"]
 
-    def files() -> dict[str, str]:
+    def files() -> tuple[dict[str, str], tuple[Any, ...]]:
         result = compile_project(loaded.project, targets, {}, inputs={})
-        return {a.path: a.text for a in result.files}  # the order of writing is no output
+        # The order of writing is no output; diagnostics come back sorted.
+        return {a.path: a.text for a in result.files}, result.diagnostics
 
     serial = files()
+    assert serial[1], "the examples should give some warnings to compare"
     monkeypatch.setattr(sigspec.compiler, "PARALLEL_FROM", 0)
     monkeypatch.setattr(sigspec.emit.python, "PARALLEL_FROM", 0)
     assert files() == serial  # the manifest too, which lists every file
+
+
+def test_parsing_in_two_processes_gives_the_same_project(monkeypatch: Any) -> None:
+    """From 16 files on, a forked child parses half of them and sends its ASTs back pickled
+    (sigspec/pickling.py); forced on for the examples, the project and every diagnostic,
+    with its spans and source, are the same."""
+    import sigspec.project
+    from sigspec import load
+
+    folders = [ROOT / "examples", ROOT / "tests" / "cases" / "check"]  # the latter: errors
+    serial = load(folders)
+    assert serial.diagnostics, "the check cases should give diagnostics to compare"
+    monkeypatch.setattr(sigspec.project, "PARALLEL_FROM", 0)
+    forked = load(folders)
+    assert forked.project == serial.project
+    assert forked.diagnostics == serial.diagnostics
+    assert forked.sources == serial.sources
 
 
 def test_up_to_date_only_for_the_same_build_of_sigspec(tmp_path: Path) -> None:

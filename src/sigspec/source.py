@@ -9,7 +9,10 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from sigspec.pickling import by_fields
 
+
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Span:
     """Half-open character range [start, end) in one source file."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from sigspec.pickling import by_fields
 from sigspec.source import SourceFile, Span
 
 
@@ -15,6 +16,7 @@ class Severity(Enum):
     NOTE = "note"
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Label:
     """A secondary location, e.g. "first defined here"."""
@@ -24,6 +26,7 @@ class Label:
     message: str
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     code: str

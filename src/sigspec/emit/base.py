@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring as _quote  # C: escapes, keeps non-ASCII
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sigspec.pickling import by_fields
+
 if TYPE_CHECKING:  # kept out of the run-time imports: the up-to-date check loads this module
     from sigspec.diagnostics import Diagnostic
     from sigspec.semantics import ir
@@ -26,6 +28,7 @@ def digest(text: str | bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Artifact:
     path: str  # relative, POSIX, no `..`

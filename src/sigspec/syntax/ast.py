@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sigspec.pickling import by_fields
 from sigspec.source import Span
 
 JsonScalar = str | int | float | bool | None
@@ -16,6 +17,7 @@ JsonScalar = str | int | float | bool | None
 # ---- values (defaults and attribute arguments) -------------------------------------------
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class ScalarValue:
     value: JsonScalar
@@ -23,12 +25,14 @@ class ScalarValue:
     triple: bool = False  # a """string""", kept so the formatter can keep the form
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class ListValue:
     items: tuple[Value, ...]
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class MapValue:
     entries: tuple[tuple[str, Value], ...]
@@ -38,6 +42,7 @@ class MapValue:
 Value = ScalarValue | ListValue | MapValue
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class NameArg:
     """A bare name as an attribute argument: `@output(json)`, `@tools(search)`."""
@@ -49,6 +54,7 @@ class NameArg:
 AttrArg = Value | NameArg
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Attribute:
     name: str  # without the `@`
@@ -59,24 +65,28 @@ class Attribute:
 # ---- types ---------------------------------------------------------------------------------
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class PrimType:
     name: str  # string int float bool keyword datetime map any (validated by the parser)
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class NamedType:
     name: str
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class ListType:
     item: TypeExpr
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class MapType:
     fields: tuple[Field, ...]
@@ -84,18 +94,21 @@ class MapType:
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class OptionalType:
     inner: TypeExpr
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class UnionType:
     members: tuple[TypeExpr, ...]
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class LiteralType:
     value: JsonScalar
@@ -105,6 +118,7 @@ class LiteralType:
 TypeExpr = PrimType | NamedType | ListType | MapType | OptionalType | UnionType | LiteralType
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Field:
     """A map field or a signature parameter: `name T [= default] [@attr...] ["description"]`."""
@@ -121,6 +135,7 @@ class Field:
 # ---- declarations ----------------------------------------------------------------------------
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class ImportDecl:
     path: str
@@ -130,6 +145,7 @@ class ImportDecl:
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class TypeDecl:
     name: str
@@ -140,6 +156,7 @@ class TypeDecl:
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class SignatureDecl:
     kind: str  # "signature" or "tool"
@@ -152,6 +169,7 @@ class SignatureDecl:
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class PipelineDecl:
     name: str
@@ -165,18 +183,21 @@ class PipelineDecl:
 Decl = ImportDecl | TypeDecl | SignatureDecl | PipelineDecl
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Comment:
     text: str  # including the leading `#`
     span: Span
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Module:
     decls: tuple[Decl, ...]
     comments: tuple[Comment, ...]
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class InlineSignature:
     """One inline signature; `params` is None for the shorthand `T` (= `() -> T`)."""
