@@ -83,6 +83,8 @@ def guard(out: Path, sources: Iterable[Path]) -> None:
 
 def conflicts(out: Path, files: Iterable[Artifact], mine: set[str]) -> list[str]:
     """Paths the new output would write over that sigspec does not own."""
+    if not out.exists():  # a new folder: nothing to write over
+        return []
     return sorted(a.path for a in files if a.path not in mine and (out / a.path).exists())
 
 
@@ -151,7 +153,12 @@ def write(out: Path, files: Iterable[Artifact]) -> int:
     clash = conflicts(out, artifacts, mine)
     if clash:
         raise OutputError("refusing to overwrite files sigspec does not own: " + ", ".join(clash))
-    changed = sum(1 for a in artifacts if _differs(out / a.path, a.text))
+    # Into a new folder every file is new: no need to look for 3,000 files one by one.
+    changed = (
+        sum(1 for a in artifacts if _differs(out / a.path, a.text))
+        if out.exists()
+        else len(artifacts)
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     recover(out)
     stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX + out.name + ".", dir=out.parent))

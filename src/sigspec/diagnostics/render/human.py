@@ -72,6 +72,8 @@ def _excerpt(source: SourceFile, span: Span, paint, color: str) -> list[str]:  #
 
 def _visible(text: str) -> str:
     """Tabs and control characters shown so that carets stay aligned and the terminal safe."""
+    if text.isprintable():  # no tab, no control character: most lines (one C call)
+        return text
     out = []
     for ch in text.replace("\t", "    "):
         out.append(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else "?")
