@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from conftest import run_cli, tree
 
@@ -65,3 +67,37 @@ def test_killed_compiles_leave_old_or_new_output(tmp_path: Path) -> None:
         p for p in tmp_path.iterdir() if p.name.startswith((".sigspec-stage-", ".sigspec-trash-"))
     ]
     assert (tmp_path / "out" / "mine.txt").read_text() == "hand written"
+
+
+def test_a_failed_write_in_either_writer_leaves_the_old_output(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Large outputs are written by two threads; an error in either (a full disk, say)
+    reaches the caller and the folder keeps its previous complete output."""
+    import pytest
+
+    from sigspec import output
+    from sigspec.emit.base import MANIFEST, Artifact, digest
+
+    def files(version: int) -> list[Artifact]:
+        texts = [Artifact(f"d/f{i}.txt", f"v{version} {i}", "") for i in range(100)]
+        owned = {a.path: digest(a.text) for a in texts}
+        manifest = json.dumps({"generator": "sigspec test", "files": owned})
+        return [Artifact(MANIFEST, manifest, ""), *texts]
+
+    out = tmp_path / "out"
+    output.write(out, files(0))
+    before = tree(out)
+    real = output._write_file
+    for broken in ("d/f10.txt", "d/f11.txt"):  # one in each thread's half
+
+        def failing(path: Path, data: bytes, broken: str = broken) -> None:
+            if path.as_posix().endswith(broken):
+                raise OSError(28, "No space left on device")
+            real(path, data)
+
+        monkeypatch.setattr(output, "_write_file", failing)
+        with pytest.raises(OSError, match="No space"):
+            output.write(out, files(1))
+        assert tree(out) == before
+        assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no stage left behind
