@@ -4,7 +4,8 @@ unchanged (a second compile with nothing changed). Whole commands, medians.
 Beside each cold compile, the same files are written by a bare loop (`os.open`/`os.write`,
 the same folders, sizes and bytes) into a new folder: on this machine's shared disk,
 creating 3,000 files takes from 0.06 s to 2.5 s depending on the other tenants, so the
-baseline shows how much of a run was the disk."""
+baseline shows how much of a run was the disk. Before each timed run the disk is let settle
+(`settle`)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,14 @@ def timed(cmd: list[str], cwd: Path) -> float:
     elapsed = time.perf_counter() - start
     assert result.returncode == 0, result.stderr.decode()[-2000:]
     return elapsed
+
+
+def settle() -> None:
+    """Let the disk finish writing what earlier runs left in the page cache (not timed):
+    otherwise each run pays for the previous one's 3,000 files, which measures the order of
+    the runs, not the compiler."""
+    os.sync()
+    time.sleep(1)
 
 
 def bare_write(files: dict[str, bytes], out: Path) -> float:
@@ -71,12 +80,14 @@ def main() -> None:
                 f"out{run}",
                 *args.targets,
             ]
+            settle()
             cold.append(timed(cmd, root))
             warm.append(timed(cmd, root))
             if not files:
                 out = root / "out0"
                 written = [p for p in out.rglob("*") if p.is_file()]
                 files = {p.relative_to(out).as_posix(): p.read_bytes() for p in written}
+            settle()
             bare.append(bare_write(files, root / f"bare{run}"))
     which = " ".join(args.targets[1::2]) or "all targets"
     print(f"1,000 signatures, 100 files, {which} -> {len(files)} files, {args.runs} runs each")
