@@ -198,6 +198,10 @@ HOSTILE = [
     "[" + '"\\' * 200_000,
     "[" + "'\\" * 200_000,
     "[a" + "'\\" * 200_000,
+    # Not an opener: whitespace runs and no line break to find after them (a search per run
+    # for the next line break would rescan the rest each time).
+    "[" + "1, " * 300_000,
+    "{" + "'a': 1,\ufeff " * 100_000,
 ]
 
 

@@ -762,45 +762,80 @@ function explicitCandidates(text: string): string[] {
   return unique.slice(0, MAX_CANDIDATES);
 }
 
+// One alternative per kind of token, without groups: `test` at `lastIndex` (sticky) builds no
+// match array, and the kind follows from the token's first character (they never overlap),
+// as in the Python reader. A 10 MB reply of 6 million tokens was mostly garbage collection of
+// those arrays.
 const TOKEN = new RegExp(
   [
-    "([ \\t\\r\\n\\ufeff]+)",
-    "(\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/|#[^\\n]*)",
-    '("[^"\\\\]*(?:\\\\[\\s\\S][^"\\\\]*)*")',
-    "('[^'\\\\]*(?:\\\\[\\s\\S][^'\\\\]*)*')",
-    "(\\u201c[^\\u201d]*\\u201d|\\u2018[^\\u2019]*\\u2019)",
-    "(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)(?![\\p{L}\\p{N}_.])",
-    "([A-Za-z_$][\\p{L}\\p{N}_$]*)",
-    "([{}\\[\\]:,])",
+    "[ \\t\\r\\n\\ufeff]+",
+    "\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/|#[^\\n]*",
+    '"[^"\\\\]*(?:\\\\[\\s\\S][^"\\\\]*)*"',
+    "'[^'\\\\]*(?:\\\\[\\s\\S][^'\\\\]*)*'",
+    "\\u201c[^\\u201d]*\\u201d|\\u2018[^\\u2019]*\\u2019",
+    "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![\\p{L}\\p{N}_.])",
+    "[A-Za-z_$][\\p{L}\\p{N}_$]*",
+    "[{}\\[\\]:,]",
   ].join("|"),
   "uy",
 );
-const KINDS = ["ws", "comment", "dq", "sq", "cq", "num", "word", "punct"];
+const KIND_OF: Record<string, string> = {
+  " ": "ws",
+  "\t": "ws",
+  "\r": "ws",
+  "\n": "ws",
+  "\ufeff": "ws",
+  "/": "comment",
+  "#": "comment",
+  '"': "dq",
+  "'": "sq",
+  "\u201c": "cq",
+  "\u2018": "cq",
+  "-": "num",
+};
+for (const ch of "0123456789") KIND_OF[ch] = "num";
+for (const ch of "{}[]:,") KIND_OF[ch] = "punct";
 const WORDS: Record<string, unknown> = { true: true, false: false, null: null };
 const PYTHON: Record<string, unknown> = { True: true, False: false, None: null };
 
-/** [kind, text, newline before] for every meaningful token; anything else is broken. */
-function tokenize(text: string, strict: boolean): Token[] {
+/** Where `char` next occurs in `text` from `pos`; Infinity when nowhere. */
+function nextIndex(text: string, char: string, pos: number): number {
+  const found = text.indexOf(char, pos);
+  return found < 0 ? Infinity : found;
+}
+
+/** [kind, text, newline before] for every meaningful token, and whether the text held
+ * comments; anything else is broken. */
+function tokenize(text: string, strict: boolean): [Token[], boolean] {
   const out: Token[] = [];
   let pos = 0;
   let newline = false;
+  let comments = false;
+  // The next line break and byte order mark at or after `pos`, found once and reused: a
+  // search per whitespace run would rescan the rest of a text that has none (quadratic).
+  let lineBreak = -1;
+  let bom = -1;
   TOKEN.lastIndex = 0;
-  while (pos < text.length) {
-    const m = TOKEN.exec(text);
-    if (m === null) break;
-    const kind = KINDS[m.slice(1).findIndex((g) => g !== undefined)] ?? "";
+  while (pos < text.length && TOKEN.test(text)) {
+    const end = TOKEN.lastIndex;
+    const kind = KIND_OF[text[pos] as string] ?? "word"; // a word starts with a letter, `_`, `$`
     if (kind === "ws" || kind === "comment") {
-      if (strict && (kind === "comment" || m[0].includes("\ufeff"))) break;
-      newline = newline || m[0].includes("\n");
-      if (kind === "comment") out.push(["comment", "", false]);
+      if (strict) {
+        if (kind === "comment") break;
+        if (bom < pos) bom = nextIndex(text, "\ufeff", pos);
+        if (bom < end) break;
+      }
+      if (lineBreak < pos) lineBreak = nextIndex(text, "\n", pos);
+      newline = newline || lineBreak < end;
+      comments = comments || kind === "comment";
     } else {
-      out.push([kind, m[0], newline]);
+      out.push([kind, text.slice(pos, end), newline]);
       newline = false;
     }
-    pos = TOKEN.lastIndex;
+    pos = end;
   }
   if (pos !== text.length) throw new Broken(`unexpected ${strRepr(text.slice(pos, pos + 12))}`);
-  return out;
+  return [out, comments];
 }
 
 const STRING_ESCAPES: Record<string, string> = {
@@ -851,11 +886,11 @@ class Reader {
   readonly truncated: Path[] = [];
 
   constructor(
-    tokens: Token[],
+    [tokens, comments]: [Token[], boolean],
     readonly strict: boolean,
   ) {
-    this.tokens = tokens.filter((t) => t[0] !== "comment");
-    this.repairs = this.tokens.length !== tokens.length ? ["removed comments"] : [];
+    this.tokens = tokens;
+    this.repairs = comments ? ["removed comments"] : [];
   }
 
   repair(note: string): void {
@@ -1021,12 +1056,19 @@ function finiteJson(text: string): unknown {
   return value;
 }
 
+// An object whose first key is not a double-quoted string (a bare or single-quoted key, a
+// comment) is no strict JSON: the lenient reader takes it without a strict attempt, which
+// would tokenize the whole text before failing at its first key.
+const NOT_STRICT = /^[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]/;
+
 /** Strict JSON when it is; otherwise the lenient reader with its repairs. */
 function readJson(text: string): Read {
-  try {
-    return { value: strictJson(text), repairs: [], truncated: [] };
-  } catch (e) {
-    if (!(e instanceof Broken || e instanceof RangeError)) throw e;
+  if (!NOT_STRICT.test(text)) {
+    try {
+      return { value: strictJson(text), repairs: [], truncated: [] };
+    } catch (e) {
+      if (!(e instanceof Broken || e instanceof RangeError)) throw e;
+    }
   }
   return readWith(text, false);
 }
