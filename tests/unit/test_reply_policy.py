@@ -114,6 +114,9 @@ REJECT = [
     (SENTIMENT, "```json\n```", "no JSON"),
     (SENTIMENT, "null", "no JSON"),
     (SENTIMENT, "I cannot help with that.", "no JSON"),
+    # Cut off while reasoning: a draft inside a block never closed is no answer.
+    (SENTIMENT, '<think>Unhappy? {"sentiment": "negative", "score": 0.1}', "no JSON"),
+    (SENTIMENT, '<Reasoning>{"sentiment": "negative", "score": 0.1}\n```', "no JSON"),
     (SENTIMENT, '{"sentiment": "positive", "score": 0.', "no JSON"),
     (NESTED, '{"a": {"b": 1, "c": 2}', "does not match"),  # `d` could still follow
     # A number at the very end may be cut short (`0.9` of `0.95`): never a forced close (a

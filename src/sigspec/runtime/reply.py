@@ -83,6 +83,7 @@ _REASONING_TAG = re.compile(
     r"<(?:(think|thinking|reasoning)|/(think|thinking|reasoning)\s*)>", re.I
 )
 _LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
+_REASONING_OPENER = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
 # A fence: its marker (group 1, possessive: a line of 10 MB of backticks and no newline would
 # otherwise be retried at every shorter marker, quadratic), its body line by line (group 2),
@@ -125,11 +126,14 @@ _STOPS = frozenset("\"'\n")  # what may stop the scan inside brackets, besides a
 
 
 def strip_reasoning(text: str) -> str:
-    if "</" not in text:  # both steps need a closing tag; most replies have none
-        return text
-    text = _without_reasoning_blocks(text)
-    ends = [m.end() for m in _LONE_THINK.finditer(text)] if "</" in text else []
-    return text[ends[-1] :] if ends else text
+    """The reply without its reasoning: closed blocks, all before a lone closer, and all from
+    an opener never closed (a reply cut off while reasoning: a draft there is no answer)."""
+    if "</" in text:  # blocks and lone closers need a closing tag; most replies have none
+        text = _without_reasoning_blocks(text)
+        ends = [m.end() for m in _LONE_THINK.finditer(text)] if "</" in text else []
+        text = text[ends[-1] :] if ends else text
+    opener = _REASONING_OPENER.search(text) if "<" in text else None
+    return text[: opener.start()] if opener else text
 
 
 def _without_reasoning_blocks(text: str) -> str:

@@ -616,6 +616,7 @@ interface Read {
 // Reasoning tags: an opener (group 1, no space allowed) or a closer (group 2).
 const REASONING_TAG = /<(?:(think|thinking|reasoning)|\/(think|thinking|reasoning)\s*)>/gi;
 const LONE_THINK = /<\/(?:think|thinking|reasoning)\s*>/gi;
+const REASONING_OPENER = /<(?:think|thinking|reasoning)>/i;
 // Python's `^`/`$` under re.M know only "\n" as a line end, so the lines are spelled out.
 // The marker is taken whole (`(?=(...))\1`: a lookahead is atomic), or a line of backticks
 // and no newline would be retried at every shorter marker, quadratic.
@@ -629,12 +630,18 @@ const STRING_AT: Record<string, RegExp> = {
 };
 const BRACKETS = /[{}[\]"']/g;
 
+/** The reply without its reasoning: closed blocks, all before a lone closer, and all from an
+ * opener never closed (a reply cut off while reasoning: a draft there is no answer). */
 function stripReasoning(text: string): string {
-  if (!text.includes("</")) return text;
-  const body = withoutReasoningBlocks(text);
-  let end = -1;
-  for (const m of body.matchAll(LONE_THINK)) end = m.index + m[0].length;
-  return end >= 0 ? body.slice(end) : body;
+  let body = text;
+  if (body.includes("</")) {
+    body = withoutReasoningBlocks(body);
+    let end = -1;
+    for (const m of body.matchAll(LONE_THINK)) end = m.index + m[0].length;
+    if (end >= 0) body = body.slice(end);
+  }
+  const opener = body.search(REASONING_OPENER);
+  return opener >= 0 ? body.slice(0, opener) : body;
 }
 
 /** The text without its `<think>...</think>` blocks (any of the three names, either case; each
