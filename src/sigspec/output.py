@@ -184,6 +184,9 @@ def _discard(stage: Path) -> None:
     shutil.rmtree(trash, ignore_errors=True)
 
 
+THREADED_FROM = 64  # files; below this a second writer thread costs more than it saves
+
+
 def _write_stage(stage: Path, artifacts: list[Artifact]) -> None:
     """The manifest goes in first, whole: if this run is killed, whoever recovers the stage
     can tell the generated files in it from the hard-linked files of the user."""
@@ -216,9 +219,6 @@ def _write_stage(stage: Path, artifacts: list[Artifact]) -> None:
     helper.join()
     if failed:
         raise failed[0]
-
-
-THREADED_FROM = 64  # files; below this a thread costs more than it saves
 
 
 def _write_files(stage: Path, artifacts: list[Artifact]) -> None:
