@@ -63,6 +63,15 @@ def main() -> None:
             + ", ".join(["'x'"] * 2_000_000)
             + "]}",
         ),
+        # Hostile shapes: millions of candidates or pieces, each a Python step somewhere.
+        ("10 MB of 2.5 million small lists", "[1] " * 2_500_000),
+        ("10 MB of 2 million code spans", "`{}` " * 2_000_000),
+        ("10 MB of 1.1 million tags", "<a>{}</a>" * 1_111_111),
+        ("10 MB of fences", "```json\n{}\n```\n" * 666_666),
+        (
+            "10 MB object of 670,000 bare keys",
+            "{" + ", ".join(f"k{i}: {i}" for i in range(670_000)) + "}",
+        ),
     ):
         start = time.perf_counter()
         with contextlib.suppress(module.ReplyError):

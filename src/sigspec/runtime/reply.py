@@ -97,7 +97,9 @@ _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 # A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no bare
 # words), the natural answer when the output is a scalar.
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
-_OPENER = re.compile(r"[{\[]")
+# Outside brackets: the text up to the next opener, then a whole bracket pair with no bracket
+# or quote inside (group 1: most spans, taken in one step) or else the opener alone (group 2).
+_OUTSIDE = re.compile(r"[^{\[]*+(?:(\{[^{}\[\]\"']*+\}|\[[^{}\[\]\"']*+\])|([{\[]))")
 _OPENERS = frozenset("{[")  # also the lenient reader's
 _DQ_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _SQ_STRING = r"'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"
@@ -169,8 +171,8 @@ def _without_reasoning_blocks(text: str) -> str:
 
 def raw_spans(text: str) -> list[tuple[int, int]]:
     """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
-    outermost one to the end of the text. One pass: outside brackets only an opener matters,
-    inside one match takes all up to the next bracket."""
+    outermost one to the end of the text. One pass: outside brackets one match takes a flat
+    pair whole or finds the next opener; inside, one match takes all up to the next bracket."""
     stack: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -178,16 +180,20 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     sq_dead_to = -1  # single quotes open no string before this position (a line's end)
     while True:
         if not stack:
-            match = _OPENER.search(text, pos)
+            match = _OUTSIDE.match(text, pos)
             if match is None:
                 break
-            at = match.start()
+            pos = match.end()
+            if match.group(1) is not None:  # a flat pair: a span of its own
+                spans.append(match.span(1))
+                continue
+            at = match.start(2)
         else:
             match = _INSIDE[dq, pos >= sq_dead_to].match(text, pos)
             if match is None:
                 break
             at = match.start(1)
-        pos = match.end()
+            pos = match.end()
         char = text[at]
         if char in _STOPS:
             dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
