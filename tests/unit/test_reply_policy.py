@@ -267,3 +267,49 @@ def test_bracket_scan_finds_the_spans_its_rule_gives(parts: list[str]) -> None:
 
     text = "".join(parts)
     assert raw_spans(text) == reference_spans(text)
+
+
+CUT = parse_signature(
+    '{sentiment "positive" | "negative" | "neutral", score :float, note :string?}'
+)
+CUT_NESTED = parse_signature("{a {b :int, c :string}, d [:string]}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(
+        st.fixed_dictionaries(
+            {
+                "sentiment": st.sampled_from(["positive", "negative", "neutral"]),
+                "score": st.floats(0, 100, allow_nan=False),
+            },
+            optional={"note": st.text(alphabet='ab }]",\\\n', max_size=6)},
+        ).map(lambda v: (CUT, v)),
+        st.fixed_dictionaries(
+            {
+                "a": st.fixed_dictionaries(
+                    {"b": st.integers(-999, 99_999), "c": st.text(alphabet='x"}', max_size=3)}
+                ),
+                "d": st.lists(st.sampled_from(["p", "]", ""]), max_size=3),
+            }
+        ).map(lambda v: (CUT_NESTED, v)),
+    ),
+    st.sampled_from([None, 2]),
+    st.sampled_from(["{}", "```json\n{}\n```", "Here: {}"]),
+)
+def test_a_reply_cut_anywhere_is_rejected_or_exact(
+    case: tuple[Any, Any], indent: int | None, frame: str
+) -> None:
+    """Only a forced close repairs truncation: every prefix of a reply is either rejected or
+    read as exactly the value the whole reply holds (never a number cut short, a string cut
+    short, or a member dropped)."""
+    import json
+
+    sig, value = case
+    text = frame.replace("{}", json.dumps(value, indent=indent))
+    for cut in range(1, len(text) + 1):
+        try:
+            got = run(sig, text[:cut]).value
+        except ReplyError:
+            continue
+        assert got == value, text[:cut]
