@@ -155,6 +155,41 @@ def _refuse(*args: Any) -> Any:
     raise AssertionError("the runtime was asked")
 
 
+DEFAULTS_SPEC = """
+signature d() -> {
+  name :string, tags [:string] = [], level :int = 2 @min(0), note :string?, kind "x" | "y" = "x"
+}
+"""
+
+
+def test_a_map_with_fields_absent_is_completed_without_the_runtime(tmp_path: Path) -> None:
+    """Absent defaulted fields are filled in by the generated code itself, in the runtime's
+    order and with a fresh copy of each default; an absent nullable field stays absent; what
+    it cannot decide (a key too many, a required field absent) still goes to the runtime."""
+    module, project = generate(tmp_path, DEFAULTS_SPEC, "defaults")
+    descriptor = output_descriptor(project.signature("d"))
+
+    def runtime(value: Any) -> tuple[Any, list[Any]]:
+        expected, errors, _ = check(descriptor, value, {})
+        return expected, errors
+
+    for value in ({"name": "a"}, {"level": 0, "name": "a"}, {"name": "a", "note": None}):
+        got = module.validate_d(value, _slow=_refuse)
+        expected, errors = runtime(value)
+        assert not errors and got == expected
+        assert list(got) == list(expected)  # the runtime's (declaration) order
+    first, second = (module.validate_d({"name": "a"}, _slow=_refuse) for _ in range(2))
+    assert first["tags"] == [] and first["tags"] is not second["tags"]
+    assert "note" not in first
+    bad = {"name": 3, "level": -1}
+    with pytest.raises(module.ValidationError) as caught:
+        module.validate_d(bad, _slow=_refuse)
+    assert caught.value.errors == runtime(bad)[1]
+    for odd in ({"name": "a", "extra": 1}, {"level": 1}, {"name": "a", "lev-el": 1}):
+        with pytest.raises(AssertionError, match="the runtime was asked"):
+            module.validate_d(odd, _slow=_refuse)
+
+
 # Every way the generated code records an error itself (no runtime): inline maps in lists,
 # scalar lists whose equal items are one object, lists of lists, two constraints failing at
 # once, a named map type below a list (its errors nested), a recursive type; and what it

@@ -403,24 +403,32 @@ class FastPaths:
             code.add(ind + 2, "raise _Slow")
 
     def map(self, t: ir.MapOf, v: str, where: Where, code: Code, ind: int) -> str:
-        """A map with every field present is checked in place and returned as it is; one
-        missing optional or default fields gets a new dict with the defaults filled in."""
+        """One copy of the checks for every map. A map with every field present is checked
+        in place and returned as it is; one with optional fields absent is first completed in
+        a new dict (defaults filled in, `None` standing in for an absent nullable field and
+        removed again afterwards), so the same checks read it: half the code of a second,
+        defaults-filling copy of them, and the complete map pays nothing for it."""
         names = {f.name: self.fresh("f") for f in t.fields}
         optional = [f for f in t.fields if not f.required]
-        out = self.fresh("m") if optional and not self.same else v
-        if out != v:
-            code.add(ind, f"{out}: Any = {v}")
+        if self.same and all(f.default is not None for f in optional):
+            optional = []  # kept as it is, so any field absent has a default to fill in
         body = Code()
         inner = ind + 1 if self.collect else ind
         if optional:
-            body.add(inner, f"if len({v}) == {len(t.fields)}:")
-            self.complete(t, v, where, names=names, code=body, ind=inner + 1)
-            body.add(inner, "else:")
-            self.partial(t, v, where, names=names, out=out, code=body, ind=inner + 1)
+            m = self.fresh("m")
+            out = v if self.same else m
+            if not self.same:
+                code.add(ind, f"{m}: Any = {v}")
+            else:
+                body.add(inner, f"{m}: Any = {v}")
+            self.fill(t, v, m, body, inner)
         else:
+            m = out = v
             body.add(inner, f"if len({v}) != {len(t.fields)}:")
             body.add(inner + 1, "raise _Slow")
-            self.complete(t, v, where, names=names, code=body, ind=inner)
+        self.complete(t, m, where, names=names, code=body, ind=inner)
+        if optional:
+            self.unfill(t, v, m, body, inner)
         self.check(
             f"type({v}) is not dict",
             where,
@@ -430,6 +438,52 @@ class FastPaths:
             after=lambda c, i: c.lines.extend(body.lines),
         )
         return out
+
+    def fill(self, t: ir.MapOf, v: str, m: str, code: Code, ind: int) -> None:
+        """A map with fields absent becomes `m`: every field in declaration order (the
+        runtime's), its own values over the stand-ins. A key too many (extra, or a folded
+        spelling) or a required field absent: the runtime's."""
+        stand_ins = []
+        for f in t.fields:
+            if f.required:
+                stand_in = "_MISS"
+            elif f.default is not None:
+                stand_in = repr(f.default.value)  # a literal: a fresh copy of the default
+            else:
+                stand_in = "None"  # the type is nullable: None passes its checks
+            stand_ins.append(f"{f.name!r}: {stand_in}")
+        missing = [f"{m}[{f.name!r}] is _MISS" for f in t.fields if f.required]
+        code.add(ind, f"if len({v}) != {len(t.fields)}:")
+        code.add(ind + 1, f"{m} = {{{', '.join(stand_ins)}, **{v}}}")
+        tests = " or ".join([f"len({m}) != {len(t.fields)}", *missing])
+        code.add(ind + 1, f"if {tests}:")
+        code.add(ind + 2, "raise _Slow  # missing, extra, folded or ambiguous keys")
+
+    def unfill(self, t: ir.MapOf, v: str, m: str, code: Code, ind: int) -> None:
+        """After the checks of a completed map: with only nullable fields absent (nothing
+        filled in), the map itself again; else the absent nullable fields leave the new
+        one. Where the caller keeps the value itself (a list item), a default to fill in is
+        the runtime's."""
+        nullable = [f for f in t.fields if not f.required and f.default is None]
+        if not nullable:
+            return
+        defaults = any(f.default is not None for f in t.fields)
+        absent = "".join(f" + ({f.name!r} not in {v})" for f in nullable)
+        if self.same:  # the caller keeps the value itself: only nullable fields may be absent
+            if defaults:
+                code.add(ind, f"if {m} is not {v} and len({v}){absent} != {len(t.fields)}:")
+                code.add(ind + 1, "raise _Slow  # a default to fill in")
+            return
+        code.add(ind, f"if {m} is not {v}:")
+        if not defaults:
+            code.add(ind + 1, f"{m} = {v}  # nothing filled in")
+            return
+        code.add(ind + 1, f"if len({v}){absent} == {len(t.fields)}:")
+        code.add(ind + 2, f"{m} = {v}  # nothing filled in")
+        code.add(ind + 1, "else:")
+        for f in nullable:
+            code.add(ind + 2, f"if {f.name!r} not in {v}:")
+            code.add(ind + 3, f"del {m}[{f.name!r}]")
 
     def complete(
         self, t: ir.MapOf, v: str, where: Where, *, names: dict[str, str], code: Code, ind: int
@@ -447,58 +501,6 @@ class FastPaths:
             if result != names[f.name]:
                 code.add(ind, f"if {result} is not {names[f.name]}:")
                 code.add(ind + 1, "raise _Slow  # a nested value needs normalising")
-
-    def partial(
-        self,
-        t: ir.MapOf,
-        v: str,
-        where: Where,
-        *,
-        names: dict[str, str],
-        out: str,
-        code: Code,
-        ind: int,
-    ) -> None:
-        required = [f for f in t.fields if f.required]
-        optional = [f for f in t.fields if not f.required]
-        if required:
-            code.add(ind, "try:")
-            for f in required:
-                code.add(ind + 1, f"{names[f.name]} = {v}[{f.name!r}]")
-            code.add(ind, "except KeyError:")
-            code.add(ind + 1, "raise _Slow from None")
-        for f in optional:
-            code.add(ind, f"{names[f.name]} = {v}.get({f.name!r}, _MISS)")
-        present = " + ".join(f"({names[f.name]} is not _MISS)" for f in optional)
-        code.add(ind, f"if len({v}) != {len(required)} + {present}:")
-        code.add(ind + 1, "raise _Slow  # extra, folded or ambiguous keys")
-        results = {f.name: self.field(f, names[f.name], where, code, ind) for f in t.fields}
-        # A new dict only when a default was filled in or a value normalised: a map whose
-        # absent fields have no default is returned as it is (so it may sit in a list).
-        changed = [f"{results[n]} is not {names[n]}" for n in names if results[n] != names[n]]
-        if not changed:
-            return
-        code.add(ind, f"if {' or '.join(changed)}:")
-        if out == v:  # the caller needs this very map: the runtime builds the new one
-            code.add(ind + 1, "raise _Slow  # a default to fill in")
-            return
-        fixed = ", ".join(f"{f.name!r}: {results[f.name]}" for f in required)
-        code.add(ind + 1, f"{out} = {{{fixed}}}")
-        for f in optional:
-            code.add(ind + 1, f"if {results[f.name]} is not _MISS:")
-            code.add(ind + 2, f"{out}[{f.name!r}] = {results[f.name]}")
-
-    def field(self, f: ir.Field, v: str, where: Where, code: Code, ind: int) -> str:
-        if f.required:
-            return self.field_value(f, v, where, code, ind, same=False)
-        out = self.fresh("d")
-        code.add(ind, f"if {v} is _MISS:")
-        absent = repr(f.default.value) if f.default is not None else "_MISS"
-        code.add(ind + 1, f"{out}: Any = {absent}")  # a literal: a fresh copy of the default
-        code.add(ind, "else:")
-        result = self.field_value(f, v, where, code, ind + 1, same=False)
-        code.add(ind + 1, f"{out} = {result}")
-        return out
 
     def field_value(
         self, f: ir.Field, v: str, where: Where, code: Code, ind: int, *, same: bool

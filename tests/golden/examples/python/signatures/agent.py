@@ -28,8 +28,7 @@ _nest = _rt.nest
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
-_E19 = frozenset(('continue', 'finalize', 'ask_user'))
-_E31 = frozenset(('continue', 'finalize', 'ask_user'))
+_E18 = frozenset(('continue', 'finalize', 'ask_user'))
 
 
 def _fast_t1(x: Any) -> Any:
@@ -38,36 +37,19 @@ def _fast_t1(x: Any) -> Any:
     if type(x) is not dict:
         (errs := errs or []).append(('', 'map', x))
     else:
-        if len(x) == 2:
-            try:
-                f15 = x['query']
-                f16 = x['priority']
-            except KeyError:
-                raise _Slow from None
-            if type(f15) is not str:
-                (errs := errs or []).append(('query', 'string', f15))
-            if type(f16) is not int:
-                (errs := errs or []).append(('priority', 'int', f16))
-        else:
-            try:
-                f15 = x['query']
-            except KeyError:
-                raise _Slow from None
-            f16 = x.get('priority', _MISS)
-            if len(x) != 1 + (f16 is not _MISS):
-                raise _Slow  # extra, folded or ambiguous keys
-            if type(f15) is not str:
-                (errs := errs or []).append(('query', 'string', f15))
-            if f16 is _MISS:
-                d18: Any = 999
-            else:
-                if type(f16) is not int:
-                    (errs := errs or []).append(('priority', 'int', f16))
-                d18 = f16
-            if d18 is not f16:
-                m17 = {'query': f15}
-                if d18 is not _MISS:
-                    m17['priority'] = d18
+        if len(x) != 2:
+            m17 = {'query': _MISS, 'priority': 999, **x}
+            if len(m17) != 2 or m17['query'] is _MISS:
+                raise _Slow  # missing, extra, folded or ambiguous keys
+        try:
+            f15 = m17['query']
+            f16 = m17['priority']
+        except KeyError:
+            raise _Slow from None
+        if type(f15) is not str:
+            (errs := errs or []).append(('query', 'string', f15))
+        if type(f16) is not int:
+            (errs := errs or []).append(('priority', 'int', f16))
     if errs:
         raise ValidationError(errs)
     return m17
@@ -85,152 +67,65 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
         if type(value) is not dict:
             (errs := errs or []).append(('root', 'map', value))
         else:
-            if len(value) == 8:
-                try:
-                    f1 = value['reasoning']
-                    f2 = value['conclusion']
-                    f3 = value['confidence']
-                    f4 = value['files']
-                    f5 = value['sub_tasks']
-                    f6 = value['needs_more_info']
-                    f7 = value['next_action']
-                    f8 = value['error']
-                except KeyError:
-                    raise _Slow from None
-                if type(f1) is not str:
-                    (errs := errs or []).append(('reasoning', 'string', f1))
-                if type(f2) is not str:
-                    (errs := errs or []).append(('conclusion', 'string', f2))
-                if type(f3) is not float and type(f3) is not int:
-                    (errs := errs or []).append(('confidence', 'float', f3))
-                else:
-                    if f3 < 0 or f3 > 1:
-                        raise _Slow
-                if type(f4) is not list:
-                    (errs := errs or []).append(('files', 'list', f4))
-                else:
-                    k11 = -1
-                    for e10 in f4:
-                        if type(e10) is not str:
-                            k11 = _ix(f4, e10, k11)
-                            (errs := errs or []).append((('files', k11), 'string', e10))
-                if type(f5) is not list:
-                    (errs := errs or []).append(('sub_tasks', 'list', f5))
-                else:
-                    k13 = -1
-                    for e12 in f5:
-                        i13 = -1
-                        try:
-                            r14 = _fast_t1(e12)
-                        except ValidationError as exc:
-                            if i13 < 0: i13 = k13 = _ix(f5, e12, k13)
-                            errs = _nest(errs, ('sub_tasks', i13), exc.errors, 'root')
-                            r14 = e12
-                        if r14 is not e12:
-                            raise _Slow
-                if type(f6) is not bool:
-                    (errs := errs or []).append(('needs_more_info', 'bool', f6))
-                if type(f7) is not str or f7 not in _E19:
-                    raise _Slow
-                if f8 is not None:
-                    if type(f8) is not str:
-                        (errs := errs or []).append(('error', 'string', f8))
+            if len(value) != 8:
+                m9 = {'reasoning': '', 'conclusion': _MISS, 'confidence': 0.8, 'files': [], 'sub_tasks': [], 'needs_more_info': False, 'next_action': 'finalize', 'error': None, **value}
+                if len(m9) != 8 or m9['conclusion'] is _MISS:
+                    raise _Slow  # missing, extra, folded or ambiguous keys
+            try:
+                f1 = m9['reasoning']
+                f2 = m9['conclusion']
+                f3 = m9['confidence']
+                f4 = m9['files']
+                f5 = m9['sub_tasks']
+                f6 = m9['needs_more_info']
+                f7 = m9['next_action']
+                f8 = m9['error']
+            except KeyError:
+                raise _Slow from None
+            if type(f1) is not str:
+                (errs := errs or []).append(('reasoning', 'string', f1))
+            if type(f2) is not str:
+                (errs := errs or []).append(('conclusion', 'string', f2))
+            if type(f3) is not float and type(f3) is not int:
+                (errs := errs or []).append(('confidence', 'float', f3))
             else:
-                try:
-                    f2 = value['conclusion']
-                except KeyError:
-                    raise _Slow from None
-                f1 = value.get('reasoning', _MISS)
-                f3 = value.get('confidence', _MISS)
-                f4 = value.get('files', _MISS)
-                f5 = value.get('sub_tasks', _MISS)
-                f6 = value.get('needs_more_info', _MISS)
-                f7 = value.get('next_action', _MISS)
-                f8 = value.get('error', _MISS)
-                if len(value) != 1 + (f1 is not _MISS) + (f3 is not _MISS) + (f4 is not _MISS) + (f5 is not _MISS) + (f6 is not _MISS) + (f7 is not _MISS) + (f8 is not _MISS):
-                    raise _Slow  # extra, folded or ambiguous keys
-                if f1 is _MISS:
-                    d20: Any = ''
-                else:
-                    if type(f1) is not str:
-                        (errs := errs or []).append(('reasoning', 'string', f1))
-                    d20 = f1
-                if type(f2) is not str:
-                    (errs := errs or []).append(('conclusion', 'string', f2))
-                if f3 is _MISS:
-                    d21: Any = 0.8
-                else:
-                    if type(f3) is not float and type(f3) is not int:
-                        (errs := errs or []).append(('confidence', 'float', f3))
-                    else:
-                        if f3 < 0 or f3 > 1:
-                            raise _Slow
-                    d21 = f3
-                if f4 is _MISS:
-                    d22: Any = []
-                else:
-                    if type(f4) is not list:
-                        (errs := errs or []).append(('files', 'list', f4))
-                    else:
-                        k24 = -1
-                        for e23 in f4:
-                            if type(e23) is not str:
-                                k24 = _ix(f4, e23, k24)
-                                (errs := errs or []).append((('files', k24), 'string', e23))
-                    d22 = f4
-                if f5 is _MISS:
-                    d25: Any = []
-                else:
-                    if type(f5) is not list:
-                        (errs := errs or []).append(('sub_tasks', 'list', f5))
-                    else:
-                        k27 = -1
-                        for e26 in f5:
-                            i27 = -1
-                            try:
-                                r28 = _fast_t1(e26)
-                            except ValidationError as exc:
-                                if i27 < 0: i27 = k27 = _ix(f5, e26, k27)
-                                errs = _nest(errs, ('sub_tasks', i27), exc.errors, 'root')
-                                r28 = e26
-                            if r28 is not e26:
-                                raise _Slow
-                    d25 = f5
-                if f6 is _MISS:
-                    d29: Any = False
-                else:
-                    if type(f6) is not bool:
-                        (errs := errs or []).append(('needs_more_info', 'bool', f6))
-                    d29 = f6
-                if f7 is _MISS:
-                    d30: Any = 'finalize'
-                else:
-                    if type(f7) is not str or f7 not in _E31:
+                if f3 < 0 or f3 > 1:
+                    raise _Slow
+            if type(f4) is not list:
+                (errs := errs or []).append(('files', 'list', f4))
+            else:
+                k11 = -1
+                for e10 in f4:
+                    if type(e10) is not str:
+                        k11 = _ix(f4, e10, k11)
+                        (errs := errs or []).append((('files', k11), 'string', e10))
+            if type(f5) is not list:
+                (errs := errs or []).append(('sub_tasks', 'list', f5))
+            else:
+                k13 = -1
+                for e12 in f5:
+                    i13 = -1
+                    try:
+                        r14 = _fast_t1(e12)
+                    except ValidationError as exc:
+                        if i13 < 0: i13 = k13 = _ix(f5, e12, k13)
+                        errs = _nest(errs, ('sub_tasks', i13), exc.errors, 'root')
+                        r14 = e12
+                    if r14 is not e12:
                         raise _Slow
-                    d30 = f7
-                if f8 is _MISS:
-                    d32: Any = _MISS
+            if type(f6) is not bool:
+                (errs := errs or []).append(('needs_more_info', 'bool', f6))
+            if type(f7) is not str or f7 not in _E18:
+                raise _Slow
+            if f8 is not None:
+                if type(f8) is not str:
+                    (errs := errs or []).append(('error', 'string', f8))
+            if m9 is not value:
+                if len(value) + ('error' not in value) == 8:
+                    m9 = value  # nothing filled in
                 else:
-                    if f8 is not None:
-                        if type(f8) is not str:
-                            (errs := errs or []).append(('error', 'string', f8))
-                    d32 = f8
-                if d20 is not f1 or d21 is not f3 or d22 is not f4 or d25 is not f5 or d29 is not f6 or d30 is not f7 or d32 is not f8:
-                    m9 = {'conclusion': f2}
-                    if d20 is not _MISS:
-                        m9['reasoning'] = d20
-                    if d21 is not _MISS:
-                        m9['confidence'] = d21
-                    if d22 is not _MISS:
-                        m9['files'] = d22
-                    if d25 is not _MISS:
-                        m9['sub_tasks'] = d25
-                    if d29 is not _MISS:
-                        m9['needs_more_info'] = d29
-                    if d30 is not _MISS:
-                        m9['next_action'] = d30
-                    if d32 is not _MISS:
-                        m9['error'] = d32
+                    if 'error' not in value:
+                        del m9['error']
     except _Slow:  # a case for the runtime's validator, the reference semantics
         return _slow(_OUT_agent_step, value, _TYPES)
     # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.

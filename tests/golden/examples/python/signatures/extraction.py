@@ -29,10 +29,8 @@ _nest = _rt.nest
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
-_P21 = re.compile("^[A-Z0-9-]+$")
-_E22 = frozenset(('USD', 'EUR', 'GBP'))
-_P29 = re.compile("^[A-Z0-9-]+$")
-_E30 = frozenset(('USD', 'EUR', 'GBP'))
+_P18 = re.compile("^[A-Z0-9-]+$")
+_E19 = frozenset(('USD', 'EUR', 'GBP'))
 
 
 _OUT_extract_products: Any = ('map', (('products', 'products', ('list', ('map', (('name', 'name', ('str',), True, False, None, False, ()), ('price', 'price', ('opt', ('float',)), False, False, None, False, (('minimum', 0),)), ('tags', 'tags', ('list', ('str',)), False, True, [], False, (('maxItems', 10),))), False)), True, False, None, False, ()), ('main_topic', 'main_topic', ('str',), True, False, None, False, ())), False)
@@ -63,78 +61,42 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
                         if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
                         (errs := errs or []).append((('products', i4), 'map', e3))
                     else:
-                        if len(e3) == 3:
-                            try:
-                                f5 = e3['name']
-                                f6 = e3['price']
-                                f7 = e3['tags']
-                            except KeyError:
-                                raise _Slow from None
-                            if type(f5) is not str:
+                        m8: Any = e3
+                        if len(e3) != 3:
+                            m8 = {'name': _MISS, 'price': None, 'tags': [], **e3}
+                            if len(m8) != 3 or m8['name'] is _MISS:
+                                raise _Slow  # missing, extra, folded or ambiguous keys
+                        try:
+                            f5 = m8['name']
+                            f6 = m8['price']
+                            f7 = m8['tags']
+                        except KeyError:
+                            raise _Slow from None
+                        if type(f5) is not str:
+                            if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
+                            (errs := errs or []).append((('products', i4, 'name'), 'string', f5))
+                        if f6 is not None:
+                            if type(f6) is not float and type(f6) is not int:
                                 if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'name'), 'string', f5))
-                            if f6 is not None:
-                                if type(f6) is not float and type(f6) is not int:
-                                    if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                    (errs := errs or []).append((('products', i4, 'price'), 'float', f6))
-                                else:
+                                (errs := errs or []).append((('products', i4, 'price'), 'float', f6))
+                            else:
+                                if f6 < 0:
                                     if f6 < 0:
-                                        if f6 < 0:
-                                            if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                            (errs := errs or []).append((('products', i4, 'price'), 3, ' is less than the minimum 0', f6))
-                            if type(f7) is not list:
-                                if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'tags'), 'list', f7))
-                            else:
-                                for e8 in f7:
-                                    if type(e8) is not str:
-                                        raise _Slow
-                                if len(f7) > 10:
-                                    if len(f7) > 10:
                                         if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                        (errs := errs or []).append((('products', i4, 'tags'), 'more than 10 items'))
+                                        (errs := errs or []).append((('products', i4, 'price'), 3, ' is less than the minimum 0', f6))
+                        if type(f7) is not list:
+                            if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
+                            (errs := errs or []).append((('products', i4, 'tags'), 'list', f7))
                         else:
-                            try:
-                                f5 = e3['name']
-                            except KeyError:
-                                raise _Slow from None
-                            f6 = e3.get('price', _MISS)
-                            f7 = e3.get('tags', _MISS)
-                            if len(e3) != 1 + (f6 is not _MISS) + (f7 is not _MISS):
-                                raise _Slow  # extra, folded or ambiguous keys
-                            if type(f5) is not str:
-                                if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'name'), 'string', f5))
-                            if f6 is _MISS:
-                                d10: Any = _MISS
-                            else:
-                                if f6 is not None:
-                                    if type(f6) is not float and type(f6) is not int:
-                                        if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                        (errs := errs or []).append((('products', i4, 'price'), 'float', f6))
-                                    else:
-                                        if f6 < 0:
-                                            if f6 < 0:
-                                                if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                                (errs := errs or []).append((('products', i4, 'price'), 3, ' is less than the minimum 0', f6))
-                                d10 = f6
-                            if f7 is _MISS:
-                                d11: Any = []
-                            else:
-                                if type(f7) is not list:
+                            for e9 in f7:
+                                if type(e9) is not str:
+                                    raise _Slow
+                            if len(f7) > 10:
+                                if len(f7) > 10:
                                     if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                    (errs := errs or []).append((('products', i4, 'tags'), 'list', f7))
-                                else:
-                                    for e12 in f7:
-                                        if type(e12) is not str:
-                                            raise _Slow
-                                    if len(f7) > 10:
-                                        if len(f7) > 10:
-                                            if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                            (errs := errs or []).append((('products', i4, 'tags'), 'more than 10 items'))
-                                d11 = f7
-                            if d10 is not f6 or d11 is not f7:
-                                raise _Slow  # a default to fill in
+                                    (errs := errs or []).append((('products', i4, 'tags'), 'more than 10 items'))
+                        if m8 is not e3 and len(e3) + ('price' not in e3) != 3:
+                            raise _Slow  # a default to fill in
             if type(f2) is not str:
                 (errs := errs or []).append(('main_topic', 'string', f2))
     except _Slow:  # a case for the runtime's validator, the reference semantics
@@ -166,132 +128,74 @@ def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `read_invoice`, normalised; ValidationError lists every error."""
     errs: Any = None
     try:
-        m20: Any = value
+        m17: Any = value
         if type(value) is not dict:
             (errs := errs or []).append(('root', 'map', value))
         else:
-            if len(value) == 6:
-                try:
-                    f14 = value['invoice_number']
-                    f15 = value['issue_date']
-                    f16 = value['currency']
-                    f17 = value['line_items']
-                    f18 = value['due_date']
-                    f19 = value['total']
-                except KeyError:
-                    raise _Slow from None
-                if type(f14) is not str:
-                    (errs := errs or []).append(('invoice_number', 'string', f14))
-                else:
-                    if _P21.search(f14) is None:
-                        if _P21.search(f14) is None:
-                            (errs := errs or []).append(('invoice_number', "does not match the pattern '^[A-Z0-9-]+$'"))
-                if type(f15) is not str:
-                    (errs := errs or []).append(('issue_date', 'string', f15))
-                if type(f16) is not str or f16 not in _E22:
-                    (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f16))
-                if type(f17) is not list:
-                    (errs := errs or []).append(('line_items', 'list', f17))
-                else:
-                    for e23 in f17:
-                        if type(e23) is not dict:
-                            raise _Slow
-                        if len(e23) != 4:
-                            raise _Slow
-                        try:
-                            f25 = e23['description']
-                            f26 = e23['quantity']
-                            f27 = e23['unit_price']
-                            f28 = e23['total']
-                        except KeyError:
-                            raise _Slow from None
-                        if type(f25) is not str:
-                            raise _Slow
-                        if type(f26) is not int:
-                            raise _Slow
-                        if f26 < 1:
-                            raise _Slow
-                        if type(f27) is not float and type(f27) is not int:
-                            raise _Slow
-                        if type(f28) is not float and type(f28) is not int:
-                            raise _Slow
-                    if len(f17) < 1:
-                        if len(f17) < 1:
-                            (errs := errs or []).append(('line_items', 'fewer than 1 items'))
-                if f18 is not None:
-                    if type(f18) is not str:
-                        (errs := errs or []).append(('due_date', 'string', f18))
-                if type(f19) is not float and type(f19) is not int:
-                    (errs := errs or []).append(('total', 'float', f19))
+            if len(value) != 6:
+                m17 = {'invoice_number': _MISS, 'issue_date': _MISS, 'currency': _MISS, 'line_items': _MISS, 'due_date': None, 'total': _MISS, **value}
+                if len(m17) != 6 or m17['invoice_number'] is _MISS or m17['issue_date'] is _MISS or m17['currency'] is _MISS or m17['line_items'] is _MISS or m17['total'] is _MISS:
+                    raise _Slow  # missing, extra, folded or ambiguous keys
+            try:
+                f11 = m17['invoice_number']
+                f12 = m17['issue_date']
+                f13 = m17['currency']
+                f14 = m17['line_items']
+                f15 = m17['due_date']
+                f16 = m17['total']
+            except KeyError:
+                raise _Slow from None
+            if type(f11) is not str:
+                (errs := errs or []).append(('invoice_number', 'string', f11))
             else:
-                try:
-                    f14 = value['invoice_number']
-                    f15 = value['issue_date']
-                    f16 = value['currency']
-                    f17 = value['line_items']
-                    f19 = value['total']
-                except KeyError:
-                    raise _Slow from None
-                f18 = value.get('due_date', _MISS)
-                if len(value) != 5 + (f18 is not _MISS):
-                    raise _Slow  # extra, folded or ambiguous keys
-                if type(f14) is not str:
-                    (errs := errs or []).append(('invoice_number', 'string', f14))
-                else:
-                    if _P29.search(f14) is None:
-                        if _P29.search(f14) is None:
-                            (errs := errs or []).append(('invoice_number', "does not match the pattern '^[A-Z0-9-]+$'"))
+                if _P18.search(f11) is None:
+                    if _P18.search(f11) is None:
+                        (errs := errs or []).append(('invoice_number', "does not match the pattern '^[A-Z0-9-]+$'"))
+            if type(f12) is not str:
+                (errs := errs or []).append(('issue_date', 'string', f12))
+            if type(f13) is not str or f13 not in _E19:
+                (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f13))
+            if type(f14) is not list:
+                (errs := errs or []).append(('line_items', 'list', f14))
+            else:
+                for e20 in f14:
+                    if type(e20) is not dict:
+                        raise _Slow
+                    if len(e20) != 4:
+                        raise _Slow
+                    try:
+                        f22 = e20['description']
+                        f23 = e20['quantity']
+                        f24 = e20['unit_price']
+                        f25 = e20['total']
+                    except KeyError:
+                        raise _Slow from None
+                    if type(f22) is not str:
+                        raise _Slow
+                    if type(f23) is not int:
+                        raise _Slow
+                    if f23 < 1:
+                        raise _Slow
+                    if type(f24) is not float and type(f24) is not int:
+                        raise _Slow
+                    if type(f25) is not float and type(f25) is not int:
+                        raise _Slow
+                if len(f14) < 1:
+                    if len(f14) < 1:
+                        (errs := errs or []).append(('line_items', 'fewer than 1 items'))
+            if f15 is not None:
                 if type(f15) is not str:
-                    (errs := errs or []).append(('issue_date', 'string', f15))
-                if type(f16) is not str or f16 not in _E30:
-                    (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f16))
-                if type(f17) is not list:
-                    (errs := errs or []).append(('line_items', 'list', f17))
-                else:
-                    for e31 in f17:
-                        if type(e31) is not dict:
-                            raise _Slow
-                        if len(e31) != 4:
-                            raise _Slow
-                        try:
-                            f33 = e31['description']
-                            f34 = e31['quantity']
-                            f35 = e31['unit_price']
-                            f36 = e31['total']
-                        except KeyError:
-                            raise _Slow from None
-                        if type(f33) is not str:
-                            raise _Slow
-                        if type(f34) is not int:
-                            raise _Slow
-                        if f34 < 1:
-                            raise _Slow
-                        if type(f35) is not float and type(f35) is not int:
-                            raise _Slow
-                        if type(f36) is not float and type(f36) is not int:
-                            raise _Slow
-                    if len(f17) < 1:
-                        if len(f17) < 1:
-                            (errs := errs or []).append(('line_items', 'fewer than 1 items'))
-                if f18 is _MISS:
-                    d37: Any = _MISS
-                else:
-                    if f18 is not None:
-                        if type(f18) is not str:
-                            (errs := errs or []).append(('due_date', 'string', f18))
-                    d37 = f18
-                if type(f19) is not float and type(f19) is not int:
-                    (errs := errs or []).append(('total', 'float', f19))
-                if d37 is not f18:
-                    m20 = {'invoice_number': f14, 'issue_date': f15, 'currency': f16, 'line_items': f17, 'total': f19}
-                    if d37 is not _MISS:
-                        m20['due_date'] = d37
+                    (errs := errs or []).append(('due_date', 'string', f15))
+            if type(f16) is not float and type(f16) is not int:
+                (errs := errs or []).append(('total', 'float', f16))
+            if m17 is not value:
+                m17 = value  # nothing filled in
     except _Slow:  # a case for the runtime's validator, the reference semantics
         return _slow(_OUT_read_invoice, value, _TYPES)
     # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
     if errs:
         raise ValidationError(errs)
-    return m20
+    return m17
 
 
 def validate_read_invoice_input(value: Any) -> Any:

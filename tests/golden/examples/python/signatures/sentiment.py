@@ -31,7 +31,6 @@ _TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutra
 _E4 = frozenset(('positive', 'negative', 'neutral'))
 _E9 = frozenset(('thank', 'escalate', 'ignore'))
 _E11 = frozenset((1, 2, 3, 4, 5))
-_E12 = frozenset(('thank', 'escalate', 'ignore'))
 
 
 def _fast_t1(x: Any) -> Any:
@@ -118,58 +117,34 @@ def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
         if type(value) is not dict:
             (errs := errs or []).append(('root', 'map', value))
         else:
-            if len(value) == 3:
-                try:
-                    f5 = value['action']
-                    f6 = value['priority']
-                    f7 = value['note']
-                except KeyError:
-                    raise _Slow from None
-                if type(f5) is not str or f5 not in _E9:
-                    (errs := errs or []).append(('action', 2, 'expected one of "thank", "escalate", "ignore", got ', f5))
-                try:
-                    r10 = _fast_t2(f6)
-                except ValidationError as exc:
-                    errs = _nest(errs, 'priority', exc.errors, 'root')
-                    r10 = f6
-                if r10 is not f6:
-                    raise _Slow  # a nested value needs normalising
-                if f7 is not None:
-                    if type(f7) is not str:
-                        (errs := errs or []).append(('note', 'string', f7))
-            else:
-                try:
-                    f5 = value['action']
-                except KeyError:
-                    raise _Slow from None
-                f6 = value.get('priority', _MISS)
-                f7 = value.get('note', _MISS)
-                if len(value) != 1 + (f6 is not _MISS) + (f7 is not _MISS):
-                    raise _Slow  # extra, folded or ambiguous keys
-                if type(f5) is not str or f5 not in _E12:
-                    (errs := errs or []).append(('action', 2, 'expected one of "thank", "escalate", "ignore", got ', f5))
-                if f6 is _MISS:
-                    d13: Any = 3
+            if len(value) != 3:
+                m8 = {'action': _MISS, 'priority': 3, 'note': None, **value}
+                if len(m8) != 3 or m8['action'] is _MISS:
+                    raise _Slow  # missing, extra, folded or ambiguous keys
+            try:
+                f5 = m8['action']
+                f6 = m8['priority']
+                f7 = m8['note']
+            except KeyError:
+                raise _Slow from None
+            if type(f5) is not str or f5 not in _E9:
+                (errs := errs or []).append(('action', 2, 'expected one of "thank", "escalate", "ignore", got ', f5))
+            try:
+                r10 = _fast_t2(f6)
+            except ValidationError as exc:
+                errs = _nest(errs, 'priority', exc.errors, 'root')
+                r10 = f6
+            if r10 is not f6:
+                raise _Slow  # a nested value needs normalising
+            if f7 is not None:
+                if type(f7) is not str:
+                    (errs := errs or []).append(('note', 'string', f7))
+            if m8 is not value:
+                if len(value) + ('note' not in value) == 3:
+                    m8 = value  # nothing filled in
                 else:
-                    try:
-                        r14 = _fast_t2(f6)
-                    except ValidationError as exc:
-                        errs = _nest(errs, 'priority', exc.errors, 'root')
-                        r14 = f6
-                    d13 = r14
-                if f7 is _MISS:
-                    d15: Any = _MISS
-                else:
-                    if f7 is not None:
-                        if type(f7) is not str:
-                            (errs := errs or []).append(('note', 'string', f7))
-                    d15 = f7
-                if d13 is not f6 or d15 is not f7:
-                    m8 = {'action': f5}
-                    if d13 is not _MISS:
-                        m8['priority'] = d13
-                    if d15 is not _MISS:
-                        m8['note'] = d15
+                    if 'note' not in value:
+                        del m8['note']
     except _Slow:  # a case for the runtime's validator, the reference semantics
         return _slow(_OUT_act_on_sentiment, value, _TYPES)
     # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
