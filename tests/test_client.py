@@ -50,6 +50,30 @@ class Script:
         return self.replies.pop(0)
 
 
+def test_templates_render_as_the_prompt_files(pkg: dict[str, ModuleType]) -> None:
+    """A client module stores its prompts with their common paragraphs named once and no
+    header comment: each template still renders exactly as the prompts target's file."""
+    from sigspec.mustache import render
+
+    values = {"text": "a <b> {{c}}", "errors": [{"path": "p", "message": "m"}], "reply": "r"}
+    checked = 0
+    for name in ["sentiment", "summary", "research", "agent", "extraction"]:
+        for spec in (v for k, v in vars(pkg[name]).items() if k.startswith("_SPEC_")):
+            folder = ROOT / "tests" / "golden" / "examples" / "prompts" / spec.name
+            for role in ("system", "user", "retry"):
+                path = folder / f"{role}.mustache"
+                stored = getattr(spec, role)
+                assert (stored is None) == (not path.is_file()), (spec.name, role)
+                if stored is None:
+                    continue
+                text = path.read_text(encoding="utf-8")
+                assert text.endswith(stored) and text.startswith("{{! Code generated")
+                assert render(stored, values) == render(text, values)
+                checked += 1
+    assert checked >= 20
+    assert "_TEXT_1 = " in (GOLDEN_PYTHON / "signatures" / "client" / "sentiment.py").read_text()
+
+
 def test_retry_with_feedback_then_success(pkg: dict[str, ModuleType]) -> None:
     llm = Script(
         {"content": '{"sentiment": "happy", "score": 2}', "tokens": {"input": 7, "output": 3}},

@@ -145,13 +145,11 @@ class _Modules:
             if source_of(p) == source and all(views[ir.fold(s)].mode != "ptc_lisp" for s in p.steps)
         ]
         sigs = self.by_source[source]
-        shared, specs = client.specs(sigs, self.project, self.env, self.fragments)
         return client.client_module(
             source=source,
             module=self.names[source],
             views=[views[ir.fold(s.name)] for s in sigs],
-            specs=specs,
-            shared=shared,
+            specs=client.specs(sigs, self.project, self.env, self.fragments),
             pipelines=pipelines,
             env=self.env,
         )

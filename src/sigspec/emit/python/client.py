@@ -16,12 +16,15 @@ from typing import Any
 
 import jinja2
 
+from sigspec.emit.base import HEADER, source_of
 from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.prompts import prompt_texts
 from sigspec.emit.python.models import ModelNames
 from sigspec.emit.python.names import suffix
 from sigspec.emit.python.shared import SharedJson, packed_text
+from sigspec.emit.python.texts import SharedText
 from sigspec.emit.templating import render
+from sigspec.mustache import comment
 from sigspec.semantics import ir
 from sigspec.semantics.types import deref
 
@@ -51,7 +54,9 @@ def kwarg(name: str) -> str:
 def _private(name: str) -> bool:
     """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
     function so named would shadow it."""
-    return name in ("_v", "_client") or name.startswith(("_m_", "_c_", "_SPEC_", "_SHARED"))
+    return name in ("_v", "_client") or name.startswith(
+        ("_m_", "_c_", "_SPEC_", "_SHARED", "_TEXT_")
+    )
 
 
 # Module-level names of a client module that a function name must not shadow.
@@ -199,15 +204,31 @@ def _used(entries: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Specs:
+    """What a client module holds of its signatures' compiled output."""
+
+    table: str | None  # the shared JSON table (emit/python/shared.py), if any
+    texts: list[str]  # `_TEXT_n = ...`: prompt paragraphs in common (emit/python/texts.py)
+    specs: list[str]  # each signature's `_client.Spec(...)` expression
+
+
+def _template(text: str | None, sig: ir.Signature) -> str | None:
+    """A prompt file's text less its header: a standalone comment line, which renders to
+    nothing (the client module has a header of its own)."""
+    header = comment(HEADER.format(source=source_of(sig))) + "\n"
+    return text[len(header) :] if text is not None and text.startswith(header) else text
+
+
 def specs(
     sigs: list[ir.Signature],
     project: ir.Project,
     env: jinja2.Environment,
     fragments: Callable[[ir.Signature], dict[str, Any]],
-) -> tuple[str | None, list[str]]:
-    """The shared JSON table of one module (or None) and each signature's `_client.Spec(...)`
-    expression: compiled prompts, schema and provider fragments as `repr` literals (schema and
-    fragments as packed JSON text, decoded on first use so that importing stays cheap)."""
+) -> Specs:
+    """Each signature's `_client.Spec(...)` expression: compiled prompts, schema and
+    provider fragments (schema and fragments as packed JSON text, decoded on first use so
+    that importing stays cheap), with what the module's signatures have in common."""
     schemas = [output_schema(sig, project) if sig.mode == "json" else None for sig in sigs]
     frags = [_used(fragments(sig)) if sig.mode == "json" else None for sig in sigs]
     shared = SharedJson([d for d in (*schemas, *frags) if d])
@@ -216,15 +237,20 @@ def specs(
         for schema, frag in zip(schemas, frags, strict=True)
     ]
     table = shared.table() if shared.entries else None
+    prompts = [
+        {role: _template(texts.get(role), sig) for role in ("system", "user", "retry")}
+        for sig in sigs
+        for texts in (prompt_texts(sig, project, env),)
+    ]
+    common = SharedText(t for p in prompts for t in p.values() if t is not None)
     out = []
-    for sig, (schema, frag) in zip(sigs, packed, strict=True):
-        texts = prompt_texts(sig, project, env)
+    for sig, (schema, frag), texts in zip(sigs, packed, prompts, strict=True):
         fields = {
             "name": repr(sig.name),
             "mode": repr(sig.mode),
-            "system": repr(texts.get("system")),
-            "user": repr(texts["user"]),
-            "retry": repr(texts.get("retry")),
+            "system": common.expression(texts["system"]),
+            "user": common.expression(texts["user"]),
+            "retry": common.expression(texts["retry"]),
             "schema_json": repr(packed_text(schema)),
             "max_turns": repr(sig.max_turns),
             "doc": repr(sig.doc or ""),
@@ -234,7 +260,7 @@ def specs(
         }
         body = "".join(f"\n    {k}={v}," for k, v in fields.items())
         out.append(f"_client.Spec({body}\n)")
-    return table, out
+    return Specs(table, common.constants(), out)
 
 
 @dataclass(frozen=True)
@@ -255,8 +281,7 @@ def client_module(
     source: str,
     module: str,
     views: list[SigView],
-    specs: list[str],
-    shared: str | None,
+    specs: Specs,
     pipelines: list[PipelineView],
     env: jinja2.Environment,
 ) -> str:
@@ -267,8 +292,9 @@ def client_module(
         "python/client.py.j2",
         source=source,
         module=module,
-        signatures=list(zip(views, specs, strict=True)),
-        shared=shared,
+        signatures=list(zip(views, specs.specs, strict=True)),
+        shared=specs.table,
+        texts=specs.texts,
         pipelines=pipelines,
         others=others,
     )
