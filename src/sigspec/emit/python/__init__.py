@@ -172,12 +172,11 @@ def _modules(
         extra = [t.name for t in project.types.values() if source_of(t) == source]
         doc = models.document(project, by_source[source], model_names, extra)
         jobs.append((doc, f"# {HEADER.format(source=source)}"))
-    texts = dict(zip(sorted(by_source), models.generate_many(jobs), strict=True))
+    made = dict(zip(sorted(by_source), models.generate_many(jobs), strict=True))
+    texts = {source: m.text for source, m in made.items()}
     views: dict[str, client.SigView] = {}
     for source in sorted(by_source):
-        annotations = client.Annotations(
-            project, models.class_names(texts[source]), f"_m_{names[source]}"
-        )
+        annotations = client.Annotations(project, made[source].classes, f"_m_{names[source]}")
         for sig in by_source[source]:
             views[ir.fold(sig.name)] = client.sig_view(sig, names[source], model_names, annotations)
     fragments = fragments_by_provider(project, tuple(options.get("providers", PROVIDERS)))
