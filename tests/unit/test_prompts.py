@@ -75,6 +75,20 @@ def compile_prompts(tmp_path: Path, text: str) -> dict[str, str]:
     return {a.path: a.text for a in EMITTER.emit(result.project, EmitContext()).files}
 
 
+def test_a_list_of_a_recursive_type_names_the_recursion(tmp_path: Path) -> None:
+    """`[Tree]` inlines Tree's fields once; its own `[Tree]` inside is named, not expanded
+    again (this recursed until the interpreter's limit)."""
+    files = compile_prompts(
+        tmp_path,
+        "type Tree = {v :int, kids [Tree] = []}\n"
+        "type Forest = [Tree]\n"
+        "signature s() -> {trees [Tree], forests [[Tree]], woods Forest}\n",
+    )
+    shape = "[{\n    v: int,\n    kids: Tree[] // default []\n  }]"
+    user = files["prompts/s/user.mustache"]
+    assert f"trees: {shape},\n  forests: {shape}[],\n  woods: {shape}\n}}" in user
+
+
 def test_hostile_descriptions_render_literally(tmp_path: Path) -> None:
     files = compile_prompts(
         tmp_path,

@@ -69,10 +69,16 @@ class Shape:
 
     def list(self, item: ir.TypeRef, indent: str) -> str:
         target = item
-        while isinstance(target, ir.Ref) and target.name not in self.expanding:
+        names: list[str] = []  # inlined here, so expanding too: `[Tree]` of a recursive Tree
+        while isinstance(target, ir.Ref) and target.name not in (*self.expanding, *names):
+            names.append(target.name)
             target = self.project.types[target.name].type
         if isinstance(target, ir.MapOf):
-            return self.map(target, indent, "[{", "}]")
+            self.expanding.extend(names)
+            try:
+                return self.map(target, indent, "[{", "}]")
+            finally:
+                del self.expanding[len(self.expanding) - len(names) :]
         text = self.type(item, indent)
         return f"({text})[]" if " | " in text else f"{text}[]"
 
