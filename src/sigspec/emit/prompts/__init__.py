@@ -89,6 +89,12 @@ def ptc_signature(sig: ir.Signature, project: ir.Project) -> str:
     return expanded.render()
 
 
+def header_line(source: str) -> str:
+    """The first line of every template file: a standalone Mustache comment (it renders to
+    nothing) saying the file is generated."""
+    return comment(HEADER.format(source=source))
+
+
 class _Prompts:
     def __init__(self, project: ir.Project, env: jinja2.Environment) -> None:
         self.project = project
@@ -96,7 +102,7 @@ class _Prompts:
 
     def artifacts(self, sig: ir.Signature) -> Iterator[Artifact]:
         source = source_of(sig)
-        header = comment(HEADER.format(source=source))
+        header = header_line(source)
         paths = prompt_paths(sig)
         system = sig.system if sig.system is not None else self._default_system(sig)
         if system is not None:
@@ -210,4 +216,4 @@ def prompt_texts(
     return {role[a.path]: a.text for a in prompts.artifacts(sig)}
 
 
-__all__ = ["EMITTER", "prompt_paths", "prompt_texts", "retry_values"]
+__all__ = ["EMITTER", "header_line", "prompt_paths", "prompt_texts", "retry_values"]

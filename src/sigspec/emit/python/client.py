@@ -16,15 +16,14 @@ from typing import Any
 
 import jinja2
 
-from sigspec.emit.base import HEADER, source_of
+from sigspec.emit.base import source_of
 from sigspec.emit.jsonschema import output_schema
-from sigspec.emit.prompts import prompt_texts
+from sigspec.emit.prompts import header_line, prompt_texts
 from sigspec.emit.python.models import ModelNames
 from sigspec.emit.python.names import suffix
 from sigspec.emit.python.shared import SharedJson, packed_text
 from sigspec.emit.python.texts import SharedText
 from sigspec.emit.templating import render
-from sigspec.mustache import comment
 from sigspec.semantics import ir
 from sigspec.semantics.types import deref
 
@@ -216,7 +215,7 @@ class Specs:
 def _template(text: str | None, sig: ir.Signature) -> str | None:
     """A prompt file's text less its header: a standalone comment line, which renders to
     nothing (the client module has a header of its own)."""
-    header = comment(HEADER.format(source=source_of(sig))) + "\n"
+    header = header_line(source_of(sig)) + "\n"
     return text[len(header) :] if text is not None and text.startswith(header) else text
 
 
