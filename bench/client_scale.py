@@ -28,10 +28,15 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--distinct",
+        action="store_true",
+        help="every signature its own output shape (the default project repeats a few shapes)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        generate(root / "proj", files=100, per_file=10)
+        generate(root / "proj", files=100, per_file=10, distinct=args.distinct)
         compile_cmd = [sys.executable, "-m", "sigspec", "compile", ".", "--target", "python"]
         empty, warm = [], []
         for run in range(args.runs):

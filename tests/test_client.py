@@ -437,3 +437,38 @@ def test_a_wrapped_root_is_unwrapped(scalars: ModuleType) -> None:
         scalars.count(text="x", llm=openai('{"answer": 3}'), max_turns=1)
     with pytest.raises(client.JsonEnforcementError):
         scalars.pick(text="x", llm=openai('{"result": "c"}'), max_turns=1)
+
+
+def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> None:
+    """A client module stores each signature's schema and provider fragments packed (shared
+    subtrees, frames with the name and description left out); unpacked, every one is exactly
+    what the jsonschema and providers targets compile. Thirty random outputs, some repeated
+    and some described, so that frames are shared and subtrees left out of them."""
+    from sigspec.emit.jsonschema import output_schema
+    from sigspec.emit.providers import PROVIDERS, fragments_by_provider
+    from sigspec.emit.python.client import _used
+    from unit.test_generated import random_spec
+
+    text = random_spec(17, 24)
+    for i in range(0, 24, 3):  # a description; and an output another signature also has
+        text = text.replace(f"signature r{i}()", f'## Does r{i}, "quoted".\nsignature r{i}()')
+    text += "signature again() -> {n :int}\nsignature more() -> {n :int}\n"
+    text += "## A tool.\ntool look(q :string, n :int = 3) -> {hits [:string]}\n"
+    folder, project = write_python_package(tmp_path, text, "framed")
+    sys.path.insert(0, str(folder))
+    try:
+        module = importlib.import_module("framed.client.p")
+        fragments = fragments_by_provider(project, PROVIDERS)
+        framed = 0
+        for sig in project.signatures:
+            spec = getattr(module, f"_SPEC_{sig.name}")
+            framed += '"f":' in (spec.fragments_json or "")
+            if sig.mode != "json":
+                continue
+            assert spec.schema == json.loads(json.dumps(output_schema(sig, project)))
+            assert spec.fragments == json.loads(json.dumps(_used(fragments(sig))))
+        assert framed >= 20  # the case under test: most fragments are framed
+    finally:
+        sys.path.remove(str(folder))
+        for name in [m for m in sys.modules if m == "framed" or m.startswith("framed.")]:
+            del sys.modules[name]

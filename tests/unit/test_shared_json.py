@@ -42,3 +42,52 @@ def test_repeated_subtrees_are_stored_once() -> None:
     assert sum(t.count('"medium"') for t in [*texts, shared.table()]) == 1
     assert json.loads(texts[0]) == {"v": None, "r": [[[], 0]]}  # the whole document is shared
     assert round_trip(docs) == docs
+
+
+def framed_round_trip(docs: list[Any], strings: list[tuple[str, ...]]) -> list[Any]:
+    shared = SharedJson(docs)
+    framed = shared.frames([shared.pack(d) for d in docs], strings)
+    texts = [packed_text(p) for p in framed]
+    runtime = Shared(shared.table())
+    # Inflated twice: a frame serves many documents and must come back unchanged each time.
+    first = [runtime.inflate(json.loads(t)) for t in texts if t is not None]
+    return [runtime.inflate(json.loads(t)) for t in texts if t is not None] + first
+
+
+def wrapper(name: str, description: str, schema: Any) -> dict[str, Any]:
+    return {
+        "openai": {"json_schema": {"name": name, "strict": True, "schema": schema}},
+        "tools": [{"name": name, "description": description, "parameters": schema}],
+    }
+
+
+@given(
+    st.lists(st.tuples(st.text(max_size=12), st.text(max_size=12), JSON), min_size=1, max_size=6)
+)
+def test_framed_documents_come_back(cases: list[tuple[str, str, Any]]) -> None:
+    docs = [wrapper(name, desc, schema) for name, desc, schema in cases]
+    strings = [(name, desc) for name, desc, _ in cases]
+    # Strings that also occur elsewhere in a document ("strict", a schema's own text).
+    strings[0] = (*strings[0], "json_schema", "strict")
+    assert framed_round_trip(docs, strings) == docs + docs
+
+
+def test_documents_of_one_form_share_a_frame() -> None:
+    schema = {"type": "object", "properties": {"label": {"enum": ["low", "medium", "high"]}}}
+    docs = [wrapper(f"task_{i}", f"Task number {i}.", schema) for i in range(3)]
+    strings = [(f"task_{i}", f"Task number {i}.") for i in range(3)]
+    shared = SharedJson(docs)
+    framed = shared.frames([shared.pack(d) for d in docs], strings)
+    texts = [packed_text(p) or "" for p in framed]
+    table = shared.table()
+    assert sum(t.count('"strict"') for t in [*texts, table]) == 1  # the wrapper is stored once
+    assert json.loads(texts[2])["s"] == ["task_2", "Task number 2."]
+    assert "task_" not in table and "Task number" not in table
+    assert framed_round_trip(docs, strings) == [*docs, *docs]
+
+
+def test_a_form_used_once_is_not_framed() -> None:
+    docs = [wrapper("one", "", {"type": "string"}), {"other": ["one"]}]
+    shared = SharedJson(docs)
+    framed = shared.frames([shared.pack(d) for d in docs], [("one",), ("one",)])
+    assert all(p is not None and "f" not in p for p in framed)

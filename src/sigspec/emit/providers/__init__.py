@@ -85,9 +85,23 @@ def build(
     return Built(root, wrapped)
 
 
+def _request_doc(sig: ir.Signature) -> str:
+    return sig.doc or f"Return the result of {sig.name}."
+
+
+def _tool_doc(sig: ir.Signature) -> str:
+    return sig.doc or sig.name
+
+
+def own_strings(sig: ir.Signature) -> tuple[str, ...]:
+    """The strings of a signature's fragments that are its own, besides its schemas: its
+    name and descriptions (the Python client shares the rest between signatures)."""
+    return (sig.name, _request_doc(sig), _tool_doc(sig))
+
+
 def _requests(sig: ir.Signature, name: str, built: Built, openapi: Built | None) -> dict[str, Any]:
     s = built.schema
-    doc = sig.doc or f"Return the result of {sig.name}."
+    doc = _request_doc(sig)
     if name == "openai":
         function = {"name": sig.name, "description": doc, "strict": True, "parameters": s}
         return {
@@ -136,7 +150,7 @@ def _requests(sig: ir.Signature, name: str, built: Built, openapi: Built | None)
 
 
 def _tool_entry(sig: ir.Signature, name: str, built: Built) -> dict[str, Any]:
-    doc = sig.doc or sig.name
+    doc = _tool_doc(sig)
     s = built.schema
     if name == "openai":
         return {

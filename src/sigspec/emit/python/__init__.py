@@ -145,11 +145,12 @@ class _Modules:
             if source_of(p) == source and all(views[ir.fold(s)].mode != "ptc_lisp" for s in p.steps)
         ]
         sigs = self.by_source[source]
+        sig_views = [views[ir.fold(s.name)] for s in sigs]
         return client.client_module(
             source=source,
             module=self.names[source],
-            views=[views[ir.fold(s.name)] for s in sigs],
-            specs=client.specs(sigs, self.project, self.env, self.fragments),
+            views=sig_views,
+            specs=client.specs(sigs, self.project, self.env, self.fragments, sig_views),
             pipelines=pipelines,
             env=self.env,
         )

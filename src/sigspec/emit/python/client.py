@@ -19,6 +19,7 @@ import jinja2
 from sigspec.emit.base import source_of
 from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.prompts import header_line, prompt_texts
+from sigspec.emit.providers import own_strings
 from sigspec.emit.python.models import ModelNames
 from sigspec.emit.python.names import suffix
 from sigspec.emit.python.shared import SharedJson, packed_text
@@ -53,7 +54,7 @@ def kwarg(name: str) -> str:
 def _private(name: str) -> bool:
     """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
     function so named would shadow it."""
-    return name in ("_v", "_client") or name.startswith(
+    return name in ("_v", "_client", "_json", "_text") or name.startswith(
         ("_m_", "_c_", "_SPEC_", "_SHARED", "_TEXT_")
     )
 
@@ -224,6 +225,7 @@ def specs(
     project: ir.Project,
     env: jinja2.Environment,
     fragments: Callable[[ir.Signature], dict[str, Any]],
+    views: list[SigView],
 ) -> Specs:
     """Each signature's `_client.Spec(...)` expression: compiled prompts, schema and
     provider fragments (schema and fragments as packed JSON text, decoded on first use so
@@ -231,9 +233,15 @@ def specs(
     schemas = [output_schema(sig, project) if sig.mode == "json" else None for sig in sigs]
     frags = [_used(fragments(sig)) if sig.mode == "json" else None for sig in sigs]
     shared = SharedJson([d for d in (*schemas, *frags) if d])
+    # A signature's fragments are the same wrappers as its neighbours', around its own
+    # schemas, with its name and description: framed, each keeps only what is its own.
+    framed = shared.frames(
+        [shared.pack(frag) if frag else None for frag in frags],
+        [own_strings(sig) for sig in sigs],
+    )
     packed = [
-        (shared.pack(schema) if schema else None, shared.pack(frag) if frag else None)
-        for schema, frag in zip(schemas, frags, strict=True)
+        (shared.pack(schema) if schema else None, frag)
+        for schema, frag in zip(schemas, framed, strict=True)
     ]
     table = shared.table() if shared.entries else None
     prompts = [
@@ -243,7 +251,7 @@ def specs(
     ]
     common = SharedText(t for p in prompts for t in p.values() if t is not None)
     out = []
-    for sig, (schema, frag), texts in zip(sigs, packed, prompts, strict=True):
+    for sig, view, (schema, frag), texts in zip(sigs, views, packed, prompts, strict=True):
         fields = {
             "name": repr(sig.name),
             "mode": repr(sig.mode),
@@ -256,6 +264,8 @@ def specs(
             "fragments_json": repr(packed_text(frag)),
             "descriptions": repr(output_descriptions(sig, project)),
             "shared": "_SHARED" if table else "None",
+            "key": repr(view.validators),
+            "model": repr(view.output),
         }
         body = "".join(f"\n    {k}={v}," for k, v in fields.items())
         out.append(f"_client.Spec({body}\n)")
@@ -292,6 +302,7 @@ def client_module(
         source=source,
         module=module,
         signatures=list(zip(views, specs.specs, strict=True)),
+        modes={view.mode for view in views},
         shared=specs.table,
         texts=specs.texts,
         pipelines=pipelines,

@@ -53,25 +53,50 @@ class Shared:
         self._values: dict[int, Any] = {}
 
     def inflate(self, packed: Mapping[str, Any]) -> Any:
-        """A document from its skeleton `v` and its references `r`: [path, entry] pairs."""
-        value = packed["v"]
-        for path, index in packed["r"]:
-            entry = self._entry(index)
-            if not path:
-                value = entry
-                continue
-            target = value
-            for step in path[:-1]:
-                target = target[step]
-            target[path[-1]] = entry
+        """A document from its skeleton `v` and its references `r`: [path, entry] pairs; or
+        from a frame `f` (an entry whose skeleton, reference paths and string holes many
+        documents share), with that document's entries `r` and strings `s`."""
+        if "f" in packed:
+            frame = self._load()[packed["f"]]
+            value = _copy(frame["v"])  # the frame serves other documents too
+            strings = packed["s"]
+            for path, number in frame["s"]:
+                value = _put(value, path, strings[number])
+            refs: Any = zip(frame["r"], packed["r"], strict=True)
+        else:
+            value, refs = packed["v"], packed["r"]
+        for path, index in refs:
+            value = _put(value, path, self._entry(index))
         return value
+
+    def _load(self) -> list[Any]:
+        if self._entries is None:
+            self._entries = json.loads(self._text)
+        return self._entries
 
     def _entry(self, index: int) -> Any:
         if index not in self._values:
-            if self._entries is None:
-                self._entries = json.loads(self._text)
-            self._values[index] = self.inflate(self._entries[index])
+            self._values[index] = self.inflate(self._load()[index])
         return self._values[index]
+
+
+def _put(value: Any, path: list[Any], item: Any) -> Any:
+    """`value` with `item` at `path` (`item` itself for the empty path)."""
+    if not path:
+        return item
+    target = value
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = item
+    return value
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -90,6 +115,8 @@ class Spec:
     descriptions: dict[str, str] = field(default_factory=dict)  # output field descriptions
     # With `shared`, schema_json and fragments_json are packed: see `Shared.inflate`.
     shared: Shared | None = None
+    key: str = ""  # its generated validators' names: validate_<key>_input, parse_<key>
+    model: str = ""  # its output model's class name
 
     # Decoded on first use: importing a client module only binds string constants.
     @functools.cached_property

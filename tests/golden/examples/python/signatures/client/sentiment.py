@@ -31,7 +31,32 @@ _TEXT_7 = 'Previous reply (first 500 characters):\n{{reply}}\n</reply_data>'
 _TEXT_8 = 'Answer in JSON of this form:\n{\n  action: "thank" | "escalate" | "ignore", // What support does next\n  priority: 1 | 2 | 3 | 4 | 5, // default 3\n  note: string | null // A short reason for a human reader\n}'
 
 # JSON subtrees the schemas and provider fragments below have in common, stored once.
-_SHARED = _client.Shared('[{"v":{"$ref":"#/$defs/Sentiment","description":"One of: positive, negative, neutral"},"r":[]},{"v":{"type":"number","minimum":0,"maximum":1,"description":"Confidence between 0.0 and 1.0"},"r":[]},{"v":{"type":"string","enum":["positive","negative","neutral"],"description":"The sentiment of a product review."},"r":[]},{"v":{"Sentiment":null},"r":[[["Sentiment"],2]]},{"v":{"anyOf":[{"$ref":"#/$defs/Sentiment"}],"description":"One of: positive, negative, neutral"},"r":[]},{"v":{"sentiment":null,"score":null},"r":[[["sentiment"],4],[["score"],1]]},{"v":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"$defs":null},"r":[[["properties"],5],[["$defs"],3]]},{"v":{"type":"number","description":"Confidence between 0.0 and 1.0 (sigspec checks: minimum 0; maximum 1)"},"r":[]},{"v":{"sentiment":null,"score":null},"r":[[["sentiment"],0],[["score"],7]]},{"v":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"$defs":null},"r":[[["properties"],8],[["$defs"],3]]},{"v":{"type":"string","enum":["thank","escalate","ignore"],"description":"What support does next"},"r":[]},{"v":{"type":["string","null"],"description":"A short reason for a human reader"},"r":[]},{"v":{"type":"integer","enum":[1,2,3,4,5],"description":"How urgent a piece of work is, from 1 (now) to 5 (whenever)."},"r":[]},{"v":{"Priority":null},"r":[[["Priority"],12]]},{"v":{"action":null,"priority":{"$ref":"#/$defs/Priority"},"note":null},"r":[[["action"],10],[["note"],11]]},{"v":{"type":"object","properties":null,"required":["action","priority","note"],"additionalProperties":false,"$defs":null},"r":[[["properties"],14],[["$defs"],13]]},{"v":{"type":"object","properties":null,"required":["action"],"additionalProperties":false,"$defs":null},"r":[[["properties"],14],[["$defs"],13]]}]')
+_SHARED = _client.Shared('[{"v":{"anyOf":[{"$ref":"#/$defs/Sentiment"}],"description":"One of: positive, negative, neutral"},"r":[]},{"v":{"type":"number","minimum":0,"maximum":1,"description":"Confidence between 0.0 and 1.0"},"r":[]},{"v":{"sentiment":null,"score":null},"r":[[["sentiment"],0],[["score"],1]]},{"v":{"type":"string","enum":["positive","negative","neutral"],"description":"The sentiment of a product review."},"r":[]},{"v":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"$defs":{"Sentiment":null}},"r":[[["properties"],2],[["$defs","Sentiment"],3]]},{"v":{"$ref":"#/$defs/Sentiment","description":"One of: positive, negative, neutral"},"r":[]},{"v":{"type":"number","description":"Confidence between 0.0 and 1.0 (sigspec checks: minimum 0; maximum 1)"},"r":[]},{"v":{"sentiment":null,"score":null},"r":[[["sentiment"],5],[["score"],6]]},{"v":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"$defs":{"Sentiment":null}},"r":[[["properties"],7],[["$defs","Sentiment"],3]]},{"v":{"type":"string","enum":["thank","escalate","ignore"],"description":"What support does next"},"r":[]},{"v":{"type":["string","null"],"description":"A short reason for a human reader"},"r":[]},{"v":{"action":null,"priority":{"$ref":"#/$defs/Priority"},"note":null},"r":[[["action"],9],[["note"],10]]},{"v":{"type":"integer","enum":[1,2,3,4,5],"description":"How urgent a piece of work is, from 1 (now) to 5 (whenever)."},"r":[]},{"v":{"type":"object","properties":null,"required":["action","priority","note"],"additionalProperties":false,"$defs":{"Priority":null}},"r":[[["properties"],11],[["$defs","Priority"],12]]},{"v":{"type":"object","properties":null,"required":["action"],"additionalProperties":false,"$defs":{"Priority":null}},"r":[[["properties"],11],[["$defs","Priority"],12]]},{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":null,"strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":null,"description":null,"strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":null}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":null,"tool_request":{"tools":[{"name":null,"description":null,"strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":null}}},"gemini":null,"ollama":{"wrapped":null,"request":{"format":null}}},"r":[["openai","request","response_format","json_schema","schema"],["openai","tool_request","tools",0,"function","parameters"],["anthropic","tool_request","tools",0,"input_schema"],["ollama","request","format"],["anthropic","request"],["gemini"]],"s":[[["openai","request","response_format","json_schema","name"],0],[["openai","tool_request","tools",0,"function","name"],0],[["openai","tool_request","tools",0,"function","description"],1],[["openai","tool_request","tool_choice","function","name"],0],[["anthropic","tool_request","tools",0,"name"],0],[["anthropic","tool_request","tools",0,"description"],1],[["anthropic","tool_request","tool_choice","name"],0]]},{"v":{"output_config":{"format":{"type":"json_schema","schema":null}}},"r":[[["output_config","format","schema"],8]]},{"v":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"propertyOrdering":["sentiment","score"],"$defs":{"Sentiment":null}}}}},"r":[[["request","generationConfig","responseJsonSchema","properties"],2],[["request","generationConfig","responseJsonSchema","$defs","Sentiment"],3]]},{"v":{"output_config":{"format":{"type":"json_schema","schema":null}}},"r":[[["output_config","format","schema"],14]]},{"v":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["action"],"additionalProperties":false,"propertyOrdering":["action","priority","note"],"$defs":{"Priority":null}}}}},"r":[[["request","generationConfig","responseJsonSchema","properties"],11],[["request","generationConfig","responseJsonSchema","$defs","Priority"],12]]}]')
+
+
+def _json(
+    spec: _client.Spec,
+    values: dict[str, Any],
+    llm: Llm,
+    max_turns: int | None,
+    structured: str,
+    described: Mapping[str, str] | None,
+) -> Any:
+    """Runs a JSON signature; the validators and the models load on the first call."""
+    from .. import sentiment as _v
+    from ..models import sentiment as _m_sentiment
+
+    checked = getattr(_v, f"validate_{spec.key}_input")(_client.plain(values))
+    return _client.run_json(
+        spec,
+        checked,
+        llm,
+        getattr(_v, f"parse_{spec.key}"),
+        getattr(_m_sentiment, spec.model).model_validate,
+        max_turns=max_turns,
+        structured=structured,
+        described=described,
+    )
 
 
 _SPEC_classify = _client.Spec(
@@ -40,12 +65,14 @@ _SPEC_classify = _client.Spec(
     system=_TEXT_1 + '\n',
     user='Classify the sentiment of this product review:\n\n{{text}}\n\n' + _TEXT_2 + '\n\n## Response Format\n\n' + _TEXT_3 + '\n\n' + _TEXT_4 + '\n',
     retry=_TEXT_5 + '\n\n' + _TEXT_6 + '\n\n' + _TEXT_7 + '\n\n' + _TEXT_2 + '\n',
-    schema_json='{"v":{"type":"object","properties":{"sentiment":null,"score":null},"required":["sentiment","score"],"additionalProperties":false,"$defs":null},"r":[[["properties","sentiment"],0],[["properties","score"],1],[["$defs"],3]]}',
+    schema_json='{"v":{"type":"object","properties":{"sentiment":null,"score":null},"required":["sentiment","score"],"additionalProperties":false,"$defs":{"Sentiment":null}},"r":[[["properties","sentiment"],5],[["properties","score"],1],[["$defs","Sentiment"],3]]}',
     max_turns=3,
     doc='Classify the sentiment of a product review.',
-    fragments_json='{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":"classify","strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":"classify","description":"Classify the sentiment of a product review.","strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":"classify"}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":{"output_config":{"format":{"type":"json_schema","schema":null}}},"tool_request":{"tools":[{"name":"classify","description":"Classify the sentiment of a product review.","strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":"classify"}}},"gemini":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"propertyOrdering":["sentiment","score"],"$defs":null}}}},"ollama":{"wrapped":null,"request":{"format":null}}},"r":[[["openai","request","response_format","json_schema","schema"],6],[["openai","tool_request","tools",0,"function","parameters"],6],[["anthropic","request","output_config","format","schema"],9],[["anthropic","tool_request","tools",0,"input_schema"],9],[["gemini","request","generationConfig","responseJsonSchema","properties"],5],[["gemini","request","generationConfig","responseJsonSchema","$defs"],3],[["ollama","request","format"],9]]}',
+    fragments_json='{"f":15,"r":[4,4,8,8,16,17],"s":["classify","Classify the sentiment of a product review."]}',
     descriptions={'sentiment': 'One of: positive, negative, neutral', 'score': 'Confidence between 0.0 and 1.0'},
     shared=_SHARED,
+    key='classify',
+    model='ClassifyOutput',
 )
 
 
@@ -58,20 +85,7 @@ def classify(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_sentiment.ClassifyOutput]:
     'Classify the sentiment of a product review.'
-    from .. import sentiment as _v
-    from ..models import sentiment as _m_sentiment
-
-    values = _v.validate_classify_input(_client.plain({'text': text}))
-    return _client.run_json(
-        _SPEC_classify,
-        values,
-        llm,
-        _v.parse_classify,
-        _m_sentiment.ClassifyOutput.model_validate,
-        max_turns=max_turns,
-        structured=structured,
-        described=field_descriptions,
-    )
+    return _json(_SPEC_classify, {'text': text}, llm, max_turns, structured, field_descriptions)
 
 
 _SPEC_act_on_sentiment = _client.Spec(
@@ -80,12 +94,14 @@ _SPEC_act_on_sentiment = _client.Spec(
     system=_TEXT_1 + '\n',
     user='A review was classified as {{sentiment}} (confidence {{score}}). Choose the follow-up.\n\n' + _TEXT_8 + '\n\n## Response Format\n\n' + _TEXT_3 + '\n\n' + _TEXT_4 + '\n',
     retry=_TEXT_5 + '\n\n' + _TEXT_6 + '\n\n' + _TEXT_7 + '\n\n' + _TEXT_8 + '\n',
-    schema_json='{"v":{"type":"object","properties":{"action":null,"priority":{"$ref":"#/$defs/Priority","default":3},"note":null},"required":["action"],"additionalProperties":false,"$defs":null},"r":[[["properties","action"],10],[["properties","note"],11],[["$defs"],13]]}',
+    schema_json='{"v":{"type":"object","properties":{"action":null,"priority":{"$ref":"#/$defs/Priority","default":3},"note":null},"required":["action"],"additionalProperties":false,"$defs":{"Priority":null}},"r":[[["properties","action"],9],[["properties","note"],10],[["$defs","Priority"],12]]}',
     max_turns=5,
     doc='Decide what support should do about a classified review.',
-    fragments_json='{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":"act_on_sentiment","strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":"act_on_sentiment","description":"Decide what support should do about a classified review.","strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":"act_on_sentiment"}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":{"output_config":{"format":{"type":"json_schema","schema":null}}},"tool_request":{"tools":[{"name":"act_on_sentiment","description":"Decide what support should do about a classified review.","strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":"act_on_sentiment"}}},"gemini":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["action"],"additionalProperties":false,"propertyOrdering":["action","priority","note"],"$defs":null}}}},"ollama":{"wrapped":null,"request":{"format":null}}},"r":[[["openai","request","response_format","json_schema","schema"],15],[["openai","tool_request","tools",0,"function","parameters"],15],[["anthropic","request","output_config","format","schema"],16],[["anthropic","tool_request","tools",0,"input_schema"],16],[["gemini","request","generationConfig","responseJsonSchema","properties"],14],[["gemini","request","generationConfig","responseJsonSchema","$defs"],13],[["ollama","request","format"],16]]}',
+    fragments_json='{"f":15,"r":[13,13,14,14,18,19],"s":["act_on_sentiment","Decide what support should do about a classified review."]}',
     descriptions={'action': 'What support does next', 'note': 'A short reason for a human reader'},
     shared=_SHARED,
+    key='act_on_sentiment',
+    model='ActOnSentimentOutput',
 )
 
 
@@ -99,20 +115,7 @@ def act_on_sentiment(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_sentiment.ActOnSentimentOutput]:
     'Decide what support should do about a classified review.'
-    from .. import sentiment as _v
-    from ..models import sentiment as _m_sentiment
-
-    values = _v.validate_act_on_sentiment_input(_client.plain({'sentiment': sentiment, 'score': score}))
-    return _client.run_json(
-        _SPEC_act_on_sentiment,
-        values,
-        llm,
-        _v.parse_act_on_sentiment,
-        _m_sentiment.ActOnSentimentOutput.model_validate,
-        max_turns=max_turns,
-        structured=structured,
-        described=field_descriptions,
-    )
+    return _json(_SPEC_act_on_sentiment, {'sentiment': sentiment, 'score': score}, llm, max_turns, structured, field_descriptions)
 
 
 def triage(
