@@ -33,10 +33,19 @@ def main() -> None:
         action="store_true",
         help="every signature its own output shape (the default project repeats a few shapes)",
     )
+    parser.add_argument(
+        "--validators",
+        choices=("fast", "compact"),
+        default="fast",
+        help="the python option `validators` (compact: the runtime's, bound to descriptors)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         generate(root / "proj", files=100, per_file=10, distinct=args.distinct)
+        (root / "proj" / "sigspec.toml").write_text(
+            f'[options.python]\nvalidators = "{args.validators}"\n', encoding="utf-8"
+        )
         compile_cmd = [sys.executable, "-m", "sigspec", "compile", ".", "--target", "python"]
         empty, warm = [], []
         for run in range(args.runs):

@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 
-def write_python_package(root: Path, text: str, package: str) -> tuple[Path, Any]:
+def write_python_package(
+    root: Path, text: str, package: str, validators: str = "fast"
+) -> tuple[Path, Any]:
     """Compile `text` (as `root/p.sig`) with the python target: (the folder to import from,
     the project)."""
     from sigspec import load
@@ -24,7 +26,7 @@ def write_python_package(root: Path, text: str, package: str) -> tuple[Path, Any
     (root / "p.sig").write_text(text, encoding="utf-8")
     loaded = load([root / "p.sig"])
     assert not loaded.has_errors, loaded.diagnostics
-    options = {"python": {"package": package}}
+    options = {"python": {"package": package, "validators": validators}}
     result = compile_project(loaded.project, ["python"], options, inputs={})
     for artifact in result.files:
         path = root / "out" / artifact.path

@@ -472,3 +472,33 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
         sys.path.remove(str(folder))
         for name in [m for m in sys.modules if m == "framed" or m.startswith("framed.")]:
             del sys.modules[name]
+
+
+def test_a_client_runs_on_compact_validators(tmp_path: Any) -> None:
+    """With `validators = "compact"` the client's arguments, retries and answers go through the
+    runtime's validator: the same flow, the same errors."""
+    text = (
+        '@prompt("Rate {{text}}")\n'
+        "signature rate(text :string @min_length(1)) -> "
+        '{label "good" | "bad", score :float @min(0) @max(1)}\n'
+    )
+    folder, _ = write_python_package(tmp_path, text, "compactpkg", "compact")
+    sys.path.insert(0, str(folder))
+    try:
+        client = importlib.import_module("compactpkg.client.p")
+        validators = importlib.import_module("compactpkg.p")
+        assert type(validators.validate_rate).__name__ == "Validator"
+        script = Script(
+            '{"label": "Good", "score": 2}', '```json\n{"label": "Good", "score": 1}\n```'
+        )
+        step = client.rate(text="x", llm=script)
+        assert step.return_.label == "good" and len(step.turns) == 2
+        assert step.turns[0].errors == [("score", "2 is greater than the maximum 1")]
+        assert step.turns[1].repairs == [("label", "matched 'Good' to enum value 'good'")]
+        with pytest.raises(validators.ValidationError) as raised:
+            client.rate(text="", llm=script)
+        assert raised.value.errors == [("text", "shorter than 1 characters")]
+    finally:
+        sys.path.remove(str(folder))
+        for name in [m for m in sys.modules if m == "compactpkg" or m.startswith("compactpkg.")]:
+            del sys.modules[name]

@@ -209,6 +209,11 @@ def test_malformed_configuration_exits_2(tmp_path: Path) -> None:
         ('[tool.sigspec]\ntargets = ["typescript"]\n', "unknown target `typescript`"),
         ("[tool.sigspec]\ncolour = true\n", "unknown key(s): colour"),
         ('[tool.sigspec.options.providers]\nproviders = ["bard"]\n', "unknown provider(s) bard"),
+        (
+            '[tool.sigspec.options.python]\nvalidators = "tiny"\n',
+            '`options.python.validators` must be "fast" or "compact", not \'tiny\'',
+        ),
+        ("[tool.sigspec.options.python]\nvalidators = 1\n", '`validators` takes "fast" or'),
         ("[tool.sigspec\n", "cannot read the configuration"),
     ]:
         (tmp_path / "pyproject.toml").write_text(text)

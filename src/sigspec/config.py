@@ -29,7 +29,10 @@ TARGET_OPTIONS: dict[str, dict[str, tuple[Any, str]]] = {
     "jsonschema": {},
     "providers": {"providers": (list, "a list of provider names")},
     "prompts": {},
-    "python": {"package": (str, "a Python package name")},
+    "python": {
+        "package": (str, "a Python package name"),
+        "validators": (str, '"fast" or "compact"'),
+    },
     "manifest": {},
 }
 
@@ -138,6 +141,11 @@ def _options(data: Any, where: str) -> dict[str, dict[str, Any]]:
                 expected = f"; `{key}` takes {known[key][1]}" if key in known else ""
                 raise ConfigError(f"{where}: bad option `options.{target}.{key}`{expected}")
         out[target] = dict(options)
+    layout = out.get("python", {}).get("validators", "fast")
+    if layout not in ("fast", "compact"):
+        raise ConfigError(
+            f'{where}: `options.python.validators` must be "fast" or "compact", not {layout!r}'
+        )
     bad = [p for p in out.get("providers", {}).get("providers", []) if p not in PROVIDER_NAMES]
     if bad:
         raise ConfigError(

@@ -21,8 +21,10 @@ from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
 from sigspec.runtime import check
 
 
-def generate(root: Path, text: str, package: str) -> tuple[ModuleType, Any]:
-    folder, project = write_python_package(root, text, package)
+def generate(
+    root: Path, text: str, package: str, validators: str = "fast"
+) -> tuple[ModuleType, Any]:
+    folder, project = write_python_package(root, text, package, validators)
     sys.path.insert(0, str(folder))
     try:
         return importlib.import_module(f"{package}.p"), project
@@ -536,6 +538,28 @@ def test_random_signatures_agree_with_the_runtime(tmp_path_factory: Any, data: A
         descriptor = output_descriptor(project.signature(f"r{index}"))
         value = data.draw(_near(descriptor, types), label=f"r{index}")
         _agree(module, index, descriptor, types, value)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_compact_validators_agree_with_the_runtime(tmp_path_factory: Any, data: Any) -> None:
+    """`validators = "compact"`: the same names, bound to the runtime; they validate and
+    parse as the generated checks do (the same `_agree` as the fast modules)."""
+    if "compact" not in _CACHE:
+        spec = random_spec(5, RANDOM_COUNT)
+        made = generate(tmp_path_factory.mktemp("compact"), spec, "compactsigs", "compact")
+        assert not hasattr(made[0], "_check_r0")  # no generated checks in this layout
+        _CACHE["compact"] = made
+    module, project = _CACHE["compact"]
+    types = type_descriptors(project, list(project.types))
+    for index in range(RANDOM_COUNT):
+        descriptor = output_descriptor(project.signature(f"r{index}"))
+        _agree(module, index, descriptor, types, data.draw(_near(descriptor, types)))
+    assert module.validate_r0_input({}) == {}
 
 
 def test_a_coercion_comes_before_the_fallback(tmp_path: Path) -> None:

@@ -563,3 +563,30 @@ def checker(validate_name: Any) -> Any:
             return check(descriptor, value, types, lenient=lenient)
 
     return run
+
+
+class Validator:
+    """`validate_NAME` in a compact module (the python option `validators = "compact"`): the
+    runtime's validator bound to one descriptor, in place of generated checks."""
+
+    __slots__ = ("_descriptor", "_types")
+
+    def __init__(self, descriptor: Descriptor, types: Types) -> None:
+        self._descriptor = descriptor
+        self._types = types
+
+    def __call__(self, value: Any) -> Any:
+        return validate(self._descriptor, value, self._types)
+
+
+class Parser:
+    """`parse_NAME` in a compact module: the reply parser with the runtime's validator."""
+
+    __slots__ = ("_descriptor", "_types")
+
+    def __init__(self, descriptor: Descriptor, types: Types) -> None:
+        self._descriptor = descriptor
+        self._types = types
+
+    def __call__(self, text: str) -> ParseResult:
+        return parse_reply(text, self._descriptor, self._types, check)

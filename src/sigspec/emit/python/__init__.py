@@ -60,7 +60,11 @@ class SigView:
     result: str  # the normalised value's expression once they passed
 
 
-def _module(project: ir.Project, source: str, sigs: list[ir.Signature], env: Any) -> str:
+def _module(
+    project: ir.Project, source: str, sigs: list[ir.Signature], env: Any, compact: bool
+) -> str:
+    """A source's validators module: generated checks for each signature (fastpath.py), or,
+    compact, the runtime's validator bound to each one's descriptors."""
     fast = FastPaths(project)
     views = []
     for sig in sigs:
@@ -71,7 +75,7 @@ def _module(project: ir.Project, source: str, sigs: list[ir.Signature], env: Any
                 ident,
                 repr(output_descriptor(sig, project)),
                 repr(input_descriptor(sig)),
-                *fast.body(sig.output, "value", 2, root="root"),
+                *(("", "") if compact else fast.body(sig.output, "value", 2, root="root")),
             )
         )
     exports = [
@@ -91,6 +95,7 @@ def _module(project: ir.Project, source: str, sigs: list[ir.Signature], env: Any
         constants=fast.constants,
         functions=fast.functions,
         signatures=views,
+        compact=compact,
         exports=sorted(exports),
     )
 
@@ -122,13 +127,14 @@ class _Modules:
     views: dict[str, Any]  # folded signature name -> client.SigView
     fragments: Any
     env: Any
+    compact: bool  # validators: the runtime's, bound to descriptors (option validators)
 
     def texts(self, sources: list[str]) -> list[tuple[str, str]]:
         """(validators module, client module) of each source."""
         return [(self.validators(source), self.client(source)) for source in sources]
 
     def validators(self, source: str) -> str:
-        return _module(self.project, source, self.by_source[source], self.env)
+        return _module(self.project, source, self.by_source[source], self.env, self.compact)
 
     def client(self, source: str) -> str:
         from sigspec.emit.python import client
@@ -181,7 +187,8 @@ def _modules(
         for sig in by_source[source]:
             views[ir.fold(sig.name)] = client.sig_view(sig, names[source], model_names, annotations)
     fragments = fragments_by_provider(project, tuple(options.get("providers", PROVIDERS)))
-    return _Modules(project, by_source, names, texts, views, fragments, env)
+    compact = options.get("validators", "fast") == "compact"
+    return _Modules(project, by_source, names, texts, views, fragments, env, compact)
 
 
 PARALLEL_FROM = 200  # signatures; below this a fork costs more than it saves

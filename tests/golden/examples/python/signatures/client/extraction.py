@@ -41,7 +41,7 @@ def _json(
     max_turns: int | None,
     structured: str,
     described: Mapping[str, str] | None,
-) -> Any:
+) -> Step[Any]:
     """Runs a JSON signature; the validators and the models load on the first call."""
     from .. import extraction as _v
     from ..models import extraction as _m_extraction

@@ -34,7 +34,7 @@ def _json(
     max_turns: int | None,
     structured: str,
     described: Mapping[str, str] | None,
-) -> Any:
+) -> Step[Any]:
     """Runs a JSON signature; the validators and the models load on the first call."""
     from .. import research as _v
     from ..models import research as _m_research
