@@ -9,6 +9,7 @@ nothing here reads a `.sig` file or parses a signature.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -57,7 +58,7 @@ class Shared:
         documents share), with that document's entries `r` and strings `s`."""
         if "f" in packed:
             frame = self._load()[packed["f"]]
-            value = _copy(frame["v"])  # the frame serves other documents too
+            value = copy.deepcopy(frame["v"])  # the frame serves other documents too
             strings = packed["s"]
             for path, number in frame["s"]:
                 value = _put(value, path, strings[number])
@@ -87,14 +88,6 @@ def _put(value: Any, path: list[Any], item: Any) -> Any:
     for step in path[:-1]:
         target = target[step]
     target[path[-1]] = item
-    return value
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
     return value
 
 
