@@ -528,38 +528,24 @@ def _near(d: Any, types: dict[str, Any], depth: int = 0) -> Any:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
-def test_random_signatures_agree_with_the_runtime(tmp_path_factory: Any, data: Any) -> None:
-    if "r" not in _CACHE:
+@pytest.mark.parametrize("validators", ["fast", "compact"])
+def test_random_signatures_agree_with_the_runtime(
+    tmp_path_factory: Any, data: Any, validators: str
+) -> None:
+    """Both layouts: generated checks (fast), and the runtime bound to descriptors (compact,
+    the python option `validators = "compact"`), with the same names."""
+    if validators not in _CACHE:
         spec = random_spec(5, RANDOM_COUNT)
-        _CACHE["r"] = generate(tmp_path_factory.mktemp("rand"), spec, "randomsigs")
-    module, project = _CACHE["r"]
+        folder = tmp_path_factory.mktemp(validators)
+        made = generate(folder, spec, f"random_{validators}", validators)
+        assert hasattr(made[0], "_check_r0") == (validators == "fast")
+        _CACHE[validators] = made
+    module, project = _CACHE[validators]
     types = type_descriptors(project, list(project.types))
     for index in range(RANDOM_COUNT):  # every signature in every example
         descriptor = output_descriptor(project.signature(f"r{index}"))
         value = data.draw(_near(descriptor, types), label=f"r{index}")
         _agree(module, index, descriptor, types, value)
-
-
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(data=st.data())
-def test_compact_validators_agree_with_the_runtime(tmp_path_factory: Any, data: Any) -> None:
-    """`validators = "compact"`: the same names, bound to the runtime; they validate and
-    parse as the generated checks do (the same `_agree` as the fast modules)."""
-    if "compact" not in _CACHE:
-        spec = random_spec(5, RANDOM_COUNT)
-        made = generate(tmp_path_factory.mktemp("compact"), spec, "compactsigs", "compact")
-        assert not hasattr(made[0], "_check_r0")  # no generated checks in this layout
-        _CACHE["compact"] = made
-    module, project = _CACHE["compact"]
-    types = type_descriptors(project, list(project.types))
-    for index in range(RANDOM_COUNT):
-        descriptor = output_descriptor(project.signature(f"r{index}"))
-        _agree(module, index, descriptor, types, data.draw(_near(descriptor, types)))
-    assert module.validate_r0_input({}) == {}
 
 
 def test_a_coercion_comes_before_the_fallback(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -107,6 +108,7 @@ class Spec:
     descriptions: dict[str, str] = field(default_factory=dict)  # output field descriptions
     # With `shared`, schema_json and fragments_json are packed: see `Shared.inflate`.
     shared: Shared | None = None
+    module: str = ""  # its .sig file's generated modules: <module>.py, models/<module>.py
     key: str = ""  # its generated validators' names: validate_<key>_input, parse_<key>
     model: str = ""  # its output model's class name
 
@@ -343,6 +345,46 @@ def _unwrapped(
         return None
     note = ("root", f"unwrapped the answer from the provider's {{{key!r}: ...}}")
     return result, [note, *parsed.repairs]
+
+
+def _generated(spec: Spec, part: str) -> Any:
+    """One of the signature's generated modules (`part` "" for the validators, "models." for
+    the models), in the package this runtime is copied into; loaded on the first call."""
+    return importlib.import_module(f"{__package__}.{part}{spec.module}")
+
+
+def call_json(
+    spec: Spec,
+    values: dict[str, Any],
+    llm: Llm,
+    *,
+    max_turns: int | None,
+    structured: str,
+    described: Mapping[str, str] | None,
+) -> Step[Any]:
+    """A generated client function of a JSON signature: its arguments checked by the input
+    validator, then `run_json` with its reply parser and output model."""
+    validators = _generated(spec, "")
+    checked = getattr(validators, f"validate_{spec.key}_input")(plain(values))
+    model = getattr(_generated(spec, "models."), spec.model)
+    return run_json(
+        spec,
+        checked,
+        llm,
+        getattr(validators, f"parse_{spec.key}"),
+        model.model_validate,
+        max_turns=max_turns,
+        structured=structured,
+        described=described,
+    )
+
+
+def call_text(
+    spec: Spec, values: dict[str, Any], llm: Llm, described: Mapping[str, str] | None
+) -> Step[str]:
+    """A generated client function of a text signature: arguments checked, then `run_text`."""
+    checked = getattr(_generated(spec, ""), f"validate_{spec.key}_input")(plain(values))
+    return run_text(spec, checked, llm, described)
 
 
 def run_text(

@@ -1,10 +1,10 @@
 """Typed client modules: one function per signature and pipeline of a .sig file.
 
-Each function validates its arguments with the generated input validator, builds the prompt
-from the compiled templates, runs `_client.run_json` (or `run_text`) with the generated reply
-parser, and returns a `Step` of the Pydantic output model. Every value taken from the .sig
-file reaches the module as a Python literal made by `repr` or as JSON text inside one, so
-nothing in a signature can become code.
+Each function hands its arguments to `_client.call_json` (or `call_text`), which validates them
+with the generated input validator, builds the prompt from the compiled templates, runs the
+flow with the generated reply parser, and returns a `Step` of the Pydantic output model.
+Every value taken from the .sig file reaches the module as a Python literal made by `repr` or
+as JSON text inside one, so nothing in a signature can become code.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def kwarg(name: str) -> str:
 def _private(name: str) -> bool:
     """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
     function so named would shadow it."""
-    return name in ("_v", "_client", "_json", "_text") or name.startswith(
+    return name in ("_v", "_client") or name.startswith(
         ("_m_", "_c_", "_SPEC_", "_SHARED", "_TEXT_")
     )
 
@@ -264,6 +264,7 @@ def specs(
             "fragments_json": repr(packed_text(frag)),
             "descriptions": repr(output_descriptions(sig, project)),
             "shared": "_SHARED" if table else "None",
+            "module": repr(view.module),
             "key": repr(view.validators),
             "model": repr(view.output),
         }
@@ -302,7 +303,6 @@ def client_module(
         source=source,
         module=module,
         signatures=list(zip(views, specs.specs, strict=True)),
-        modes={view.mode for view in views},
         shared=specs.table,
         texts=specs.texts,
         pipelines=pipelines,

@@ -27,31 +27,6 @@ _TEXT_1 = 'Answer in JSON of this form:\n{\n  reasoning: string, // Step-by-step
 _SHARED = _client.Shared('[{"v":{"type":"string","description":"Step-by-step thinking"},"r":[]},{"v":{"type":"string","description":"Final answer or summary"},"r":[]},{"v":{"type":"number","minimum":0,"maximum":1,"description":"How sure the agent is, 0.0 to 1.0"},"r":[]},{"v":{"type":"array","items":{"type":"string"},"description":"Relevant file paths"},"r":[]},{"v":{"type":"array","items":{"$ref":"#/$defs/SubTask"},"description":"Explicit recursion hints"},"r":[]},{"v":{"type":"boolean","description":"True if the agent is stuck"},"r":[]},{"v":{"type":"string","enum":["continue","finalize","ask_user"]},"r":[]},{"v":{"reasoning":null,"conclusion":null,"confidence":null,"files":null,"sub_tasks":null,"needs_more_info":null,"next_action":null,"error":{"type":["string","null"]}},"r":[[["reasoning"],0],[["conclusion"],1],[["confidence"],2],[["files"],3],[["sub_tasks"],4],[["needs_more_info"],5],[["next_action"],6]]},{"v":["reasoning","conclusion","confidence","files","sub_tasks","needs_more_info","next_action","error"],"r":[]},{"v":{"query":{"type":"string"},"priority":{"type":"integer"}},"r":[]},{"v":{"type":"object","properties":null,"required":null,"additionalProperties":false,"$defs":{"SubTask":{"type":"object","properties":null,"required":["query","priority"],"additionalProperties":false,"description":"A smaller piece of work the agent wants to recurse into."}}},"r":[[["properties"],7],[["required"],8],[["$defs","SubTask","properties"],9]]},{"v":{"type":"number","description":"How sure the agent is, 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"},"r":[]},{"v":{"reasoning":null,"conclusion":null,"confidence":null,"files":null,"sub_tasks":null,"needs_more_info":null,"next_action":null,"error":{"type":["string","null"]}},"r":[[["reasoning"],0],[["conclusion"],1],[["confidence"],11],[["files"],3],[["sub_tasks"],4],[["needs_more_info"],5],[["next_action"],6]]},{"v":{"type":"object","properties":null,"required":["query"],"additionalProperties":false,"description":"A smaller piece of work the agent wants to recurse into."},"r":[[["properties"],9]]},{"v":{"type":"object","properties":null,"required":["conclusion"],"additionalProperties":false,"$defs":{"SubTask":null}},"r":[[["properties"],12],[["$defs","SubTask"],13]]}]')
 
 
-def _json(
-    spec: _client.Spec,
-    values: dict[str, Any],
-    llm: Llm,
-    max_turns: int | None,
-    structured: str,
-    described: Mapping[str, str] | None,
-) -> Step[Any]:
-    """Runs a JSON signature; the validators and the models load on the first call."""
-    from .. import agent as _v
-    from ..models import agent as _m_agent
-
-    checked = getattr(_v, f"validate_{spec.key}_input")(_client.plain(values))
-    return _client.run_json(
-        spec,
-        checked,
-        llm,
-        getattr(_v, f"parse_{spec.key}"),
-        getattr(_m_agent, spec.model).model_validate,
-        max_turns=max_turns,
-        structured=structured,
-        described=described,
-    )
-
-
 _SPEC_agent_step = _client.Spec(
     name='agent_step',
     mode='json',
@@ -64,6 +39,7 @@ _SPEC_agent_step = _client.Spec(
     fragments_json='{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":"agent_step","strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":"agent_step","description":"One step of a recursive agent; never fails on a bad field.","strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":"agent_step"}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":{"output_config":{"format":{"type":"json_schema","schema":null}}},"tool_request":{"tools":[{"name":"agent_step","description":"One step of a recursive agent; never fails on a bad field.","strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":"agent_step"}}},"gemini":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["conclusion"],"additionalProperties":false,"propertyOrdering":null,"$defs":{"SubTask":{"type":"object","properties":null,"required":["query"],"additionalProperties":false,"propertyOrdering":["query","priority"],"description":"A smaller piece of work the agent wants to recurse into."}}}}}},"ollama":{"wrapped":null,"request":{"format":null}}},"r":[[["openai","request","response_format","json_schema","schema"],10],[["openai","tool_request","tools",0,"function","parameters"],10],[["anthropic","request","output_config","format","schema"],14],[["anthropic","tool_request","tools",0,"input_schema"],14],[["gemini","request","generationConfig","responseJsonSchema","properties"],7],[["gemini","request","generationConfig","responseJsonSchema","propertyOrdering"],8],[["gemini","request","generationConfig","responseJsonSchema","$defs","SubTask","properties"],9],[["ollama","request","format"],14]]}',
     descriptions={'reasoning': 'Step-by-step thinking', 'conclusion': 'Final answer or summary', 'confidence': 'How sure the agent is, 0.0 to 1.0', 'files': 'Relevant file paths', 'sub_tasks': 'Explicit recursion hints', 'needs_more_info': 'True if the agent is stuck'},
     shared=_SHARED,
+    module='agent',
     key='agent_step',
     model='AgentStepOutput',
 )
@@ -78,7 +54,14 @@ def agent_step(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_agent.AgentStepOutput]:
     'One step of a recursive agent; never fails on a bad field.'
-    return _json(_SPEC_agent_step, {'query': query}, llm, max_turns, structured, field_descriptions)
+    return _client.call_json(
+        _SPEC_agent_step,
+        {'query': query},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
 
 
 __all__ = [

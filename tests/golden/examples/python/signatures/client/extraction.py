@@ -34,31 +34,6 @@ _TEXT_8 = 'Answer in JSON of this form:\n{\n  invoice_number: string, // matches
 _SHARED = _client.Shared('[{"v":{"type":"string","description":"Product name as written in the text"},"r":[]},{"v":{"type":["number","null"],"minimum":0,"description":"Price in the article\'s currency, if stated"},"r":[]},{"v":{"type":"array","items":{"type":"string"},"maxItems":10,"description":"Short lowercase tags"},"r":[]},{"v":{"name":null,"price":null,"tags":null},"r":[[["name"],0],[["price"],1],[["tags"],2]]},{"v":{"type":"string","description":"The article\'s main topic in a few words"},"r":[]},{"v":{"type":"object","properties":{"products":{"type":"array","items":{"type":"object","properties":null,"required":["name","price","tags"],"additionalProperties":false}},"main_topic":null},"required":["products","main_topic"],"additionalProperties":false},"r":[[["properties","products","items","properties"],3],[["properties","main_topic"],4]]},{"v":{"type":["number","null"],"description":"Price in the article\'s currency, if stated (sigspec checks: minimum 0)"},"r":[]},{"v":{"type":"object","properties":{"products":{"type":"array","items":{"type":"object","properties":{"name":null,"price":null,"tags":{"type":"array","items":{"type":"string"},"description":"Short lowercase tags (sigspec checks: maxItems 10)"}},"required":["name"],"additionalProperties":false}},"main_topic":null},"required":["products","main_topic"],"additionalProperties":false},"r":[[["properties","products","items","properties","name"],0],[["properties","products","items","properties","price"],6],[["properties","main_topic"],4]]},{"v":{"description":{"type":"string"},"quantity":{"type":"integer","minimum":1},"unit_price":{"type":"number"},"total":{"type":"number"}},"r":[]},{"v":["description","quantity","unit_price","total"],"r":[]},{"v":{"type":"object","properties":null,"required":null,"additionalProperties":false},"r":[[["properties"],8],[["required"],9]]},{"v":{"type":"array","items":null,"minItems":1},"r":[[["items"],10]]},{"v":{"invoice_number":{"type":"string","pattern":"^[A-Z0-9-]+$"},"issue_date":{"type":"string","format":"date"},"currency":{"type":"string","enum":["USD","EUR","GBP"]},"line_items":null,"due_date":{"type":["string","null"],"format":"date"},"total":{"type":"number"}},"r":[[["line_items"],11]]},{"v":["invoice_number","issue_date","currency","line_items","due_date","total"],"r":[]},{"v":{"type":"object","properties":null,"required":null,"additionalProperties":false},"r":[[["properties"],12],[["required"],13]]},{"v":{"type":"string","description":"(sigspec checks: pattern \\"^[A-Z0-9-]+$\\")"},"r":[]},{"v":["invoice_number","issue_date","currency","line_items","total"],"r":[]},{"v":{"type":"object","properties":{"invoice_number":null,"issue_date":{"type":"string","format":"date"},"currency":{"type":"string","enum":["USD","EUR","GBP"]},"line_items":{"type":"array","items":{"type":"object","properties":{"description":{"type":"string"},"quantity":{"type":"integer","description":"(sigspec checks: minimum 1)"},"unit_price":{"type":"number"},"total":{"type":"number"}},"required":null,"additionalProperties":false},"minItems":1},"due_date":{"type":["string","null"],"format":"date"},"total":{"type":"number"}},"required":null,"additionalProperties":false},"r":[[["properties","invoice_number"],15],[["properties","line_items","items","required"],9],[["required"],16]]},{"v":{"type":"object","properties":null,"required":null,"additionalProperties":false},"r":[[["properties"],12],[["required"],16]]}]')
 
 
-def _json(
-    spec: _client.Spec,
-    values: dict[str, Any],
-    llm: Llm,
-    max_turns: int | None,
-    structured: str,
-    described: Mapping[str, str] | None,
-) -> Step[Any]:
-    """Runs a JSON signature; the validators and the models load on the first call."""
-    from .. import extraction as _v
-    from ..models import extraction as _m_extraction
-
-    checked = getattr(_v, f"validate_{spec.key}_input")(_client.plain(values))
-    return _client.run_json(
-        spec,
-        checked,
-        llm,
-        getattr(_v, f"parse_{spec.key}"),
-        getattr(_m_extraction, spec.model).model_validate,
-        max_turns=max_turns,
-        structured=structured,
-        described=described,
-    )
-
-
 _SPEC_extract_products = _client.Spec(
     name='extract_products',
     mode='json',
@@ -71,6 +46,7 @@ _SPEC_extract_products = _client.Spec(
     fragments_json='{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":"extract_products","strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":"extract_products","description":"Extract the products mentioned in an article.","strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":"extract_products"}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":{"output_config":{"format":{"type":"json_schema","schema":null}}},"tool_request":{"tools":[{"name":"extract_products","description":"Extract the products mentioned in an article.","strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":"extract_products"}}},"gemini":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"products":{"type":"array","items":{"type":"object","properties":null,"required":["name"],"additionalProperties":false,"propertyOrdering":["name","price","tags"]}},"main_topic":null},"required":["products","main_topic"],"additionalProperties":false,"propertyOrdering":["products","main_topic"]}}}},"ollama":{"wrapped":null,"request":{"format":{"type":"object","properties":{"products":{"type":"array","items":{"type":"object","properties":{"name":null,"price":null,"tags":null},"required":["name"],"additionalProperties":false}},"main_topic":null},"required":["products","main_topic"],"additionalProperties":false}}}},"r":[[["openai","request","response_format","json_schema","schema"],5],[["openai","tool_request","tools",0,"function","parameters"],5],[["anthropic","request","output_config","format","schema"],7],[["anthropic","tool_request","tools",0,"input_schema"],7],[["gemini","request","generationConfig","responseJsonSchema","properties","products","items","properties"],3],[["gemini","request","generationConfig","responseJsonSchema","properties","main_topic"],4],[["ollama","request","format","properties","products","items","properties","name"],0],[["ollama","request","format","properties","products","items","properties","price"],6],[["ollama","request","format","properties","products","items","properties","tags"],2],[["ollama","request","format","properties","main_topic"],4]]}',
     descriptions={'main_topic': "The article's main topic in a few words"},
     shared=_SHARED,
+    module='extraction',
     key='extract_products',
     model='ExtractProductsOutput',
 )
@@ -85,7 +61,14 @@ def extract_products(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_extraction.ExtractProductsOutput]:
     'Extract the products mentioned in an article.'
-    return _json(_SPEC_extract_products, {'article': article}, llm, max_turns, structured, field_descriptions)
+    return _client.call_json(
+        _SPEC_extract_products,
+        {'article': article},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
 
 
 _SPEC_read_invoice = _client.Spec(
@@ -100,6 +83,7 @@ _SPEC_read_invoice = _client.Spec(
     fragments_json='{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":"read_invoice","strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":"read_invoice","description":"Read the fields of an invoice.","strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":"read_invoice"}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":{"output_config":{"format":{"type":"json_schema","schema":null}}},"tool_request":{"tools":[{"name":"read_invoice","description":"Read the fields of an invoice.","strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":"read_invoice"}}},"gemini":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"invoice_number":null,"issue_date":{"type":"string","format":"date"},"currency":{"type":"string","enum":["USD","EUR","GBP"]},"line_items":{"type":"array","items":{"type":"object","properties":null,"required":null,"additionalProperties":false,"propertyOrdering":null},"minItems":1},"due_date":{"type":["string","null"],"format":"date"},"total":{"type":"number"}},"required":null,"additionalProperties":false,"propertyOrdering":null}}}},"ollama":{"wrapped":null,"request":{"format":null}}},"r":[[["openai","request","response_format","json_schema","schema"],14],[["openai","tool_request","tools",0,"function","parameters"],14],[["anthropic","request","output_config","format","schema"],17],[["anthropic","tool_request","tools",0,"input_schema"],17],[["gemini","request","generationConfig","responseJsonSchema","properties","invoice_number"],15],[["gemini","request","generationConfig","responseJsonSchema","properties","line_items","items","properties"],8],[["gemini","request","generationConfig","responseJsonSchema","properties","line_items","items","required"],9],[["gemini","request","generationConfig","responseJsonSchema","properties","line_items","items","propertyOrdering"],9],[["gemini","request","generationConfig","responseJsonSchema","required"],16],[["gemini","request","generationConfig","responseJsonSchema","propertyOrdering"],13],[["ollama","request","format"],18]]}',
     descriptions={},
     shared=_SHARED,
+    module='extraction',
     key='read_invoice',
     model='ReadInvoiceOutput',
 )
@@ -114,7 +98,14 @@ def read_invoice(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_extraction.ReadInvoiceOutput]:
     'Read the fields of an invoice.'
-    return _json(_SPEC_read_invoice, {'document': document}, llm, max_turns, structured, field_descriptions)
+    return _client.call_json(
+        _SPEC_read_invoice,
+        {'document': document},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
 
 
 __all__ = [

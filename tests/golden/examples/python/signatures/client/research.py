@@ -27,31 +27,6 @@ _TEXT_1 = 'Answer in JSON of this form:\n[{\n  title: string,\n  url: string,\n 
 _SHARED = _client.Shared('[{"v":{"type":"number","minimum":0,"maximum":1,"description":"Relevance from 0.0 to 1.0"},"r":[]},{"v":{"title":{"type":"string"},"url":{"type":"string"},"score":null},"r":[[["score"],0]]},{"v":{"type":"object","properties":null,"required":["title","url","score"],"additionalProperties":false},"r":[[["properties"],1]]},{"v":{"type":"object","properties":{"items":{"type":"array","items":null}},"required":["items"],"additionalProperties":false},"r":[[["properties","items","items"],2]]},{"v":{"type":"number","description":"Relevance from 0.0 to 1.0 (sigspec checks: minimum 0; maximum 1)"},"r":[]},{"v":{"title":{"type":"string"},"url":{"type":"string"},"score":null},"r":[[["score"],4]]},{"v":{"type":"object","properties":null,"required":["title","url","score"],"additionalProperties":false},"r":[[["properties"],5]]},{"v":{"type":"object","properties":{"items":{"type":"array","items":null}},"required":["items"],"additionalProperties":false},"r":[[["properties","items","items"],6]]}]')
 
 
-def _json(
-    spec: _client.Spec,
-    values: dict[str, Any],
-    llm: Llm,
-    max_turns: int | None,
-    structured: str,
-    described: Mapping[str, str] | None,
-) -> Step[Any]:
-    """Runs a JSON signature; the validators and the models load on the first call."""
-    from .. import research as _v
-    from ..models import research as _m_research
-
-    checked = getattr(_v, f"validate_{spec.key}_input")(_client.plain(values))
-    return _client.run_json(
-        spec,
-        checked,
-        llm,
-        getattr(_v, f"parse_{spec.key}"),
-        getattr(_m_research, spec.model).model_validate,
-        max_turns=max_turns,
-        structured=structured,
-        described=described,
-    )
-
-
 _SPEC_rank_results = _client.Spec(
     name='rank_results',
     mode='json',
@@ -64,6 +39,7 @@ _SPEC_rank_results = _client.Spec(
     fragments_json='{"v":{"openai":{"wrapped":"items","request":{"response_format":{"type":"json_schema","json_schema":{"name":"rank_results","strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":"rank_results","description":"Rank search results for a query.","strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":"rank_results"}},"parallel_tool_calls":false}},"anthropic":{"wrapped":"items","request":{"output_config":{"format":{"type":"json_schema","schema":null}}},"tool_request":{"tools":[{"name":"rank_results","description":"Rank search results for a query.","strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":"rank_results"}}},"gemini":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"array","items":{"type":"object","properties":null,"required":["title","url","score"],"additionalProperties":false,"propertyOrdering":["title","url","score"]}}}}},"ollama":{"wrapped":null,"request":{"format":{"type":"array","items":null}}}},"r":[[["openai","request","response_format","json_schema","schema"],3],[["openai","tool_request","tools",0,"function","parameters"],3],[["anthropic","request","output_config","format","schema"],7],[["anthropic","tool_request","tools",0,"input_schema"],7],[["gemini","request","generationConfig","responseJsonSchema","items","properties"],1],[["ollama","request","format","items"],6]]}',
     descriptions={},
     shared=_SHARED,
+    module='research',
     key='rank_results',
     model='RankResultsOutput',
 )
@@ -79,7 +55,14 @@ def rank_results(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_research.RankResultsOutput]:
     'Rank search results for a query.'
-    return _json(_SPEC_rank_results, {'query': query, 'results': results}, llm, max_turns, structured, field_descriptions)
+    return _client.call_json(
+        _SPEC_rank_results,
+        {'query': query, 'results': results},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
 
 
 _SPEC_research = _client.Spec(
@@ -94,6 +77,7 @@ _SPEC_research = _client.Spec(
     fragments_json=None,
     descriptions={},
     shared=_SHARED,
+    module='research',
     key='research',
     model='ResearchOutput',
 )

@@ -34,31 +34,6 @@ _TEXT_8 = 'Answer in JSON of this form:\n{\n  action: "thank" | "escalate" | "ig
 _SHARED = _client.Shared('[{"v":{"anyOf":[{"$ref":"#/$defs/Sentiment"}],"description":"One of: positive, negative, neutral"},"r":[]},{"v":{"type":"number","minimum":0,"maximum":1,"description":"Confidence between 0.0 and 1.0"},"r":[]},{"v":{"sentiment":null,"score":null},"r":[[["sentiment"],0],[["score"],1]]},{"v":{"type":"string","enum":["positive","negative","neutral"],"description":"The sentiment of a product review."},"r":[]},{"v":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"$defs":{"Sentiment":null}},"r":[[["properties"],2],[["$defs","Sentiment"],3]]},{"v":{"$ref":"#/$defs/Sentiment","description":"One of: positive, negative, neutral"},"r":[]},{"v":{"type":"number","description":"Confidence between 0.0 and 1.0 (sigspec checks: minimum 0; maximum 1)"},"r":[]},{"v":{"sentiment":null,"score":null},"r":[[["sentiment"],5],[["score"],6]]},{"v":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"$defs":{"Sentiment":null}},"r":[[["properties"],7],[["$defs","Sentiment"],3]]},{"v":{"type":"string","enum":["thank","escalate","ignore"],"description":"What support does next"},"r":[]},{"v":{"type":["string","null"],"description":"A short reason for a human reader"},"r":[]},{"v":{"action":null,"priority":{"$ref":"#/$defs/Priority"},"note":null},"r":[[["action"],9],[["note"],10]]},{"v":{"type":"integer","enum":[1,2,3,4,5],"description":"How urgent a piece of work is, from 1 (now) to 5 (whenever)."},"r":[]},{"v":{"type":"object","properties":null,"required":["action","priority","note"],"additionalProperties":false,"$defs":{"Priority":null}},"r":[[["properties"],11],[["$defs","Priority"],12]]},{"v":{"type":"object","properties":null,"required":["action"],"additionalProperties":false,"$defs":{"Priority":null}},"r":[[["properties"],11],[["$defs","Priority"],12]]},{"v":{"openai":{"wrapped":null,"request":{"response_format":{"type":"json_schema","json_schema":{"name":null,"strict":true,"schema":null}}},"tool_request":{"tools":[{"type":"function","function":{"name":null,"description":null,"strict":true,"parameters":null}}],"tool_choice":{"type":"function","function":{"name":null}},"parallel_tool_calls":false}},"anthropic":{"wrapped":null,"request":null,"tool_request":{"tools":[{"name":null,"description":null,"strict":true,"input_schema":null}],"tool_choice":{"type":"tool","name":null}}},"gemini":null,"ollama":{"wrapped":null,"request":{"format":null}}},"r":[["openai","request","response_format","json_schema","schema"],["openai","tool_request","tools",0,"function","parameters"],["anthropic","tool_request","tools",0,"input_schema"],["ollama","request","format"],["anthropic","request"],["gemini"]],"s":[[["openai","request","response_format","json_schema","name"],0],[["openai","tool_request","tools",0,"function","name"],0],[["openai","tool_request","tools",0,"function","description"],1],[["openai","tool_request","tool_choice","function","name"],0],[["anthropic","tool_request","tools",0,"name"],0],[["anthropic","tool_request","tools",0,"description"],1],[["anthropic","tool_request","tool_choice","name"],0]]},{"v":{"output_config":{"format":{"type":"json_schema","schema":null}}},"r":[[["output_config","format","schema"],8]]},{"v":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["sentiment","score"],"additionalProperties":false,"propertyOrdering":["sentiment","score"],"$defs":{"Sentiment":null}}}}},"r":[[["request","generationConfig","responseJsonSchema","properties"],2],[["request","generationConfig","responseJsonSchema","$defs","Sentiment"],3]]},{"v":{"output_config":{"format":{"type":"json_schema","schema":null}}},"r":[[["output_config","format","schema"],14]]},{"v":{"wrapped":null,"request":{"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":null,"required":["action"],"additionalProperties":false,"propertyOrdering":["action","priority","note"],"$defs":{"Priority":null}}}}},"r":[[["request","generationConfig","responseJsonSchema","properties"],11],[["request","generationConfig","responseJsonSchema","$defs","Priority"],12]]}]')
 
 
-def _json(
-    spec: _client.Spec,
-    values: dict[str, Any],
-    llm: Llm,
-    max_turns: int | None,
-    structured: str,
-    described: Mapping[str, str] | None,
-) -> Step[Any]:
-    """Runs a JSON signature; the validators and the models load on the first call."""
-    from .. import sentiment as _v
-    from ..models import sentiment as _m_sentiment
-
-    checked = getattr(_v, f"validate_{spec.key}_input")(_client.plain(values))
-    return _client.run_json(
-        spec,
-        checked,
-        llm,
-        getattr(_v, f"parse_{spec.key}"),
-        getattr(_m_sentiment, spec.model).model_validate,
-        max_turns=max_turns,
-        structured=structured,
-        described=described,
-    )
-
-
 _SPEC_classify = _client.Spec(
     name='classify',
     mode='json',
@@ -71,6 +46,7 @@ _SPEC_classify = _client.Spec(
     fragments_json='{"f":15,"r":[4,4,8,8,16,17],"s":["classify","Classify the sentiment of a product review."]}',
     descriptions={'sentiment': 'One of: positive, negative, neutral', 'score': 'Confidence between 0.0 and 1.0'},
     shared=_SHARED,
+    module='sentiment',
     key='classify',
     model='ClassifyOutput',
 )
@@ -85,7 +61,14 @@ def classify(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_sentiment.ClassifyOutput]:
     'Classify the sentiment of a product review.'
-    return _json(_SPEC_classify, {'text': text}, llm, max_turns, structured, field_descriptions)
+    return _client.call_json(
+        _SPEC_classify,
+        {'text': text},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
 
 
 _SPEC_act_on_sentiment = _client.Spec(
@@ -100,6 +83,7 @@ _SPEC_act_on_sentiment = _client.Spec(
     fragments_json='{"f":15,"r":[13,13,14,14,18,19],"s":["act_on_sentiment","Decide what support should do about a classified review."]}',
     descriptions={'action': 'What support does next', 'note': 'A short reason for a human reader'},
     shared=_SHARED,
+    module='sentiment',
     key='act_on_sentiment',
     model='ActOnSentimentOutput',
 )
@@ -115,7 +99,14 @@ def act_on_sentiment(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[_m_sentiment.ActOnSentimentOutput]:
     'Decide what support should do about a classified review.'
-    return _json(_SPEC_act_on_sentiment, {'sentiment': sentiment, 'score': score}, llm, max_turns, structured, field_descriptions)
+    return _client.call_json(
+        _SPEC_act_on_sentiment,
+        {'sentiment': sentiment, 'score': score},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
 
 
 def triage(

@@ -21,16 +21,6 @@ if TYPE_CHECKING:
     from ..models import summary as _m_summary
 
 
-def _text(
-    spec: _client.Spec, values: dict[str, Any], llm: Llm, described: Mapping[str, str] | None
-) -> Step[str]:
-    """Runs a text signature; the validators load on the first call."""
-    from .. import summary as _v
-
-    checked = getattr(_v, f"validate_{spec.key}_input")(_client.plain(values))
-    return _client.run_text(spec, checked, llm, described)
-
-
 _SPEC_summarize = _client.Spec(
     name='summarize',
     mode='text',
@@ -43,6 +33,7 @@ _SPEC_summarize = _client.Spec(
     fragments_json=None,
     descriptions={},
     shared=None,
+    module='summary',
     key='summarize',
     model='SummarizeOutput',
 )
@@ -58,7 +49,7 @@ def summarize(
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[str]:
     'Summarise a document for a given audience.'
-    return _text(_SPEC_summarize, {'document': document, 'audience': audience, 'max_words': max_words, 'focus': focus}, llm, field_descriptions)
+    return _client.call_text(_SPEC_summarize, {'document': document, 'audience': audience, 'max_words': max_words, 'focus': focus}, llm, field_descriptions)
 
 
 __all__ = [
