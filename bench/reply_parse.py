@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from validators import VALID, generated
+from validators import SIGNATURE, VALID, generated
 
 MESSY = (
     '<think>The review sounds happy, maybe {"sentiment": "neutral"}?</think>\n'
@@ -37,8 +37,9 @@ def main() -> None:
     print("clean replies: parse_NAME vs json.loads + validate_NAME (median per call)")
     for name, doc in VALID.items():
         text = json.dumps(doc)
-        parse = getattr(module, f"parse_{name}")
-        validate = getattr(module, f"validate_{name}")
+        signature = SIGNATURE.get(name, name)  # agent_absent: the agent signature
+        parse = getattr(module, f"parse_{signature}")
+        validate = getattr(module, f"validate_{signature}")
         calls = 20 if name == "results" else 2000
         ours = per_call(lambda: parse(text), calls=calls)  # noqa: B023
         base = per_call(lambda: validate(json.loads(text)), calls=calls)  # noqa: B023

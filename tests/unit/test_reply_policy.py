@@ -313,3 +313,12 @@ def test_a_reply_cut_anywhere_is_rejected_or_exact(
         except ReplyError:
             continue
         assert got == value, text[:cut]
+
+
+def test_tag_bodies_pair_each_closer_with_its_nearest_opener() -> None:
+    """Tags nest (the innermost body is its own candidate too), names match in any case,
+    a closer with no opener and an opener never closed give nothing; bodies in text order."""
+    from sigspec.runtime.reply import explicit_candidates
+
+    text = "<Answer>x<answer>y</ANSWER>z</answer> </b> <c>"
+    assert explicit_candidates(text) == ["x<answer>y</ANSWER>z", "y"]

@@ -230,12 +230,17 @@ def _tag_bodies(text: str) -> list[str]:
         return []
     open_at: dict[str, list[int]] = {}
     bodies: list[tuple[int, str]] = []
+    # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or more.
     for match in _TAG.finditer(text):
-        name = match.group(2).lower()
-        if not match.group(1):
-            open_at.setdefault(name, []).append(match.end())
-        elif open_at.get(name):
-            start = open_at[name].pop()
+        closing, name = match.groups()
+        starts = open_at.get(name.lower())
+        if not closing:
+            if starts is None:
+                open_at[name.lower()] = [match.end()]
+            else:
+                starts.append(match.end())
+        elif starts:
+            start = starts.pop()
             bodies.append((start, text[start : match.start()]))
     return [body for _, body in sorted(bodies)]
 

@@ -21,7 +21,7 @@ from sigspec.emit.python.descriptors import (
     output_descriptor,
     type_descriptors,
 )
-from sigspec.emit.python.fastpath import FastPaths
+from sigspec.emit.python.fastpath import FastPaths, signature_exits
 from sigspec.emit.python.names import identifier, module_names, suffix
 from sigspec.emit.templating import environment, render
 from sigspec.semantics import ir
@@ -56,7 +56,7 @@ class SigView:
     ident: str
     output: str
     input: str
-    body: str  # validate_NAME's checks (emit/python/fastpath.py), inside its `try`
+    body: str  # validate_NAME's checks (emit/python/fastpath.py)
     result: str  # the normalised value's expression once they passed
 
 
@@ -75,7 +75,11 @@ def _module(
                 ident,
                 repr(output_descriptor(sig, project)),
                 repr(input_descriptor(sig)),
-                *(("", "") if compact else fast.body(sig.output, "value", 2, root="root")),
+                *(
+                    ("", "")
+                    if compact
+                    else fast.body(sig.output, "value", 1, exits=signature_exits(ident))
+                ),
             )
         )
     exports = [

@@ -1,17 +1,16 @@
 """Straight-line validators generated per signature and named type.
 
-Each function checks a value in one pass and returns its normalised value. An error it can
-name exactly (a wrong type, an enum or literal miss, a broken constraint) is collected with
-its path, in the runtime's order and words, and the pass goes on; at the end it raises
-`ValidationError` listing every error. Whatever it cannot decide alone (a missing, extra or
-folded key, a default to fill in below a list, a union, `@clamp`, `@fallback`) raises `_Slow`,
-and the runtime's validator (the reference semantics) decides instead: so generated code never
-accepts or reports what the runtime would not, and the differential tests hold it to that.
+Each function checks a value in one pass and returns its normalised value. It stops at the
+first check that fails: the value is invalid, and it raises `ValidationError` holding the
+value, whose `.errors` the runtime's validator (the reference semantics) names only when they
+are read. Whatever it cannot decide alone (a missing, extra or folded key, a default to fill
+in below a list, a general union, `@clamp`, `@fallback`) goes to the runtime's validator,
+which decides instead: so generated code never accepts what the runtime would not, never
+rejects what it would accept, and the differential tests hold it to that.
 
 Idioms from the issue: `type(x) is T`, closed maps checked by length with direct key lookups
-inside one `try`, enums as frozensets, no per-element calls for scalar lists, no path strings
-on the success path: a path is built only where an error is recorded, and a list index is
-found only then (see `Index`).
+inside one `try`, enums as frozensets, no per-element calls for scalar lists, no paths or
+messages at all: those are found only when an invalid value's errors are read.
 """
 
 from __future__ import annotations
@@ -32,25 +31,15 @@ _TYPE_TEST = {
     "bool": "type({v}) is not bool",
     "map": "type({v}) is not dict",
 }
-# The words of the runtime's messages (runtime/validate.py `_NAMES`).
-_KIND_NAMES = {
-    "string": "string",
-    "keyword": "string",
-    "int": "int",
-    "float": "float",
-    "bool": "bool",
-    "map": "map",
-}
-_DATETIME = "expected an RFC 3339 date-time with an offset"
-# Constraint keyword: (the type its guard tests, the failing test, the runtime's message as
-# runtime/validate.py `_scalar_constraint` words it; `{v}` the value, `{b}` the bound).
+# Constraint keyword: (the type its guard tests, the failing test; `{v}` the value, `{b}` the
+# bound), as runtime/validate.py `_scalar_constraint` tests it.
 _RULES = {
-    "minimum": ("number", "{v} < {b}", "{v} is less than the minimum {b}"),
-    "maximum": ("number", "{v} > {b}", "{v} is greater than the maximum {b}"),
-    "minLength": ("text", "len({v}) < {b}", "shorter than {b} characters"),
-    "maxLength": ("text", "len({v}) > {b}", "longer than {b} characters"),
-    "minItems": ("items", "len({v}) < {b}", "fewer than {b} items"),
-    "maxItems": ("items", "len({v}) > {b}", "more than {b} items"),
+    "minimum": ("number", "{v} < {b}"),
+    "maximum": ("number", "{v} > {b}"),
+    "minLength": ("text", "len({v}) < {b}"),
+    "maxLength": ("text", "len({v}) > {b}"),
+    "minItems": ("items", "len({v}) < {b}"),
+    "maxItems": ("items", "len({v}) > {b}"),
 }
 _NUMBERS = frozenset({"int", "float"})
 _STRINGS = frozenset({"string", "keyword", "datetime"})
@@ -64,67 +53,25 @@ class Code:
         self.lines.append("    " * indent + text)
 
 
-@dataclass(frozen=True)
-class Index:
-    """A list position in a path, looked up in `items` by identity only when an error is
-    recorded (an `enumerate` would cost every valid list): searched from the last position
-    found (`last`), once per item with errors, which is exact even when one object sits at
-    several places (the same object has the same errors). A scalar has one error at most;
-    a map or list item keeps its position in `var` (-1 until looked up) for its next one."""
-
-    var: str
-    last: str
-    element: str
-    items: str
-    scalar: bool
-
-    def lookup(self) -> str:
-        find = f"{self.last} = _ix({self.items}, {self.element}, {self.last})"
-        return find if self.scalar else f"if {self.var} < 0: {self.var} = {find}"
-
-    @property
-    def position(self) -> str:
-        return self.last if self.scalar else self.var
-
-
-Where = tuple[str | Index, ...]
 After = Callable[[Code, int], None]
 
 
 @dataclass(frozen=True)
-class Message:
-    """An error message as the runtime words it, recorded unformatted: `ValidationError`
-    formats it only when `.errors` is read (a float's repr alone costs as much as the checks).
-    `how`: 0 the text alone, 1 "expected TEXT, got " + kind of value, 2 text + value
-    shortened, 3 value + text (runtime/validate.py `_issue`)."""
+class Exits:
+    """The statements that leave a function: `slow` hands the value to the runtime, `bad`
+    rejects it. A signature's validator returns the runtime's verdict or raises; a named
+    type's function returns a marker its caller tests (`_SLOW`, `_BAD`)."""
 
-    text: str
-    how: int = 0
-    value: str = ""
-
-    def entry(self, path: str) -> str:
-        if not self.how:
-            return f"({path}, {self.text!r})"
-        if self.how == 1:  # the most frequent: kept short, `(path, 'float', value)`
-            return f"({path}, {self.text!r}, {self.value})"
-        return f"({path}, {self.how}, {self.text!r}, {self.value})"
+    slow: str
+    bad: str
 
 
-def _expected(name: str, v: str) -> Message:
-    return Message(name, 1, v)
+NAMED = Exits("return _SLOW", "return _BAD")
 
 
-def _scalar(t: ir.TypeRef) -> bool:
-    """One error at most for a value of this type (so an index can be found by identity)."""
-    match t:
-        case ir.Optional(inner):
-            return _scalar(inner)
-        case ir.Prim() | ir.Literal():
-            return True
-        case ir.Union(members):
-            return all(isinstance(m, ir.Literal) for m in members)
-        case _:
-            return False
+def signature_exits(ident: str) -> Exits:
+    args = f"_OUT_{ident}, value, _TYPES"
+    return Exits(f"return _slow({args})", f"raise ValidationError({args})")
 
 
 @dataclass
@@ -134,107 +81,58 @@ class FastPaths:
     functions: list[str] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # type name -> function name
     counter: int = 0
-    collect: bool = True  # False below @fallback and constrained lists: any doubt is _Slow
-    root: str = "root"  # the path of the checked value itself ("" inside a named type)
+    exits: Exits = NAMED
+    # False below @fallback: the runtime may put the fallback in place of a failing value,
+    # so a failed check there is the runtime's to decide, not a certain error.
+    sure: bool = True
     # True where the caller needs the value itself back (a list item, a field of a map kept
-    # as it is): a map that would need a new dict raises _Slow instead of building one.
+    # as it is): a map that would need a new dict goes to the runtime instead.
     same: bool = False
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def body(self, t: ir.TypeRef, v: str, ind: int, *, root: str) -> tuple[str, str]:
-        """(checks of `v` against `t` collecting `errs`, the normalised value's expression)."""
-        saved = self.collect, self.root, self.same
-        self.collect, self.root, self.same = True, root, False
+    def body(self, t: ir.TypeRef, v: str, ind: int, *, exits: Exits) -> tuple[str, str]:
+        """(checks of `v` against `t`, leaving by `exits`; the normalised value's expression)."""
+        saved = self.exits, self.sure, self.same
+        self.exits, self.sure, self.same = exits, True, False
         code = Code()
-        result = self.gen(t, v, (), code, ind)
-        self.collect, self.root, self.same = saved
+        result = self.gen(t, v, code, ind)
+        self.exits, self.sure, self.same = saved
         return "\n".join(code.lines), result
 
     def named_function(self, type_name: str) -> str:
-        """A named type's checks; errors come back with paths relative to the value."""
+        """A named type's checks: its normalised value, `_BAD` or `_SLOW`."""
         if type_name not in self.named:
             name = self.named[type_name] = f"_fast_t{len(self.named) + 1}"
-            body, result = self.body(self.project.types[type_name].type, "x", 1, root="")
-            self.functions.append(
-                f"def {name}(x: Any) -> Any:\n    errs: Any = None\n{body}\n"
-                f"    if errs:\n        raise ValidationError(errs)\n    return {result}\n"
-            )
+            body, result = self.body(self.project.types[type_name].type, "x", 1, exits=NAMED)
+            self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
         return self.named[type_name]
 
-    # ---- errors ----
+    # ---- leaving ----
 
-    def path(self, where: Where) -> str:
-        """A Python expression for the path: a string, or with list positions in it a tuple
-        of its parts, joined with dots (as the runtime writes paths) only when shown."""
-        if not where:
-            return repr(self.root)
-        pieces: list[str] = []
-        keys: list[str] = []
-        for part in where:
-            if isinstance(part, str):
-                keys.append(part)
-                continue
-            if keys:
-                pieces.append(repr(".".join(keys)))
-                keys = []
-            pieces.append(part.position)
-        if keys:
-            pieces.append(repr(".".join(keys)))
-        if len(pieces) == 1:
-            return pieces[0] if isinstance(where[0], str) else f"({pieces[0]},)"
-        return f"({', '.join(pieces)})"
+    def slow(self, code: Code, ind: int) -> None:
+        code.add(ind, self.exits.slow)
 
-    def fail(self, where: Where, message: Message, code: Code, ind: int) -> None:
-        if not self.collect:
-            code.add(ind, "raise _Slow")
-            return
-        for part in where:
-            if isinstance(part, Index):
-                code.add(ind, part.lookup())
-        code.add(ind, f"(errs := errs or []).append({message.entry(self.path(where))})")
+    def fail(self, code: Code, ind: int) -> None:
+        code.add(ind, self.exits.bad if self.sure else self.exits.slow)
 
-    def check(
-        self,
-        test: str,
-        where: Where,
-        message: Message,
-        code: Code,
-        ind: int,
-        *,
-        after: After | None,
-    ) -> None:
-        """`if test:` records the error; what follows runs only when the test passed."""
+    def check(self, test: str, code: Code, ind: int, *, after: After | None) -> None:
+        """`if test:` leaves; what follows runs only when the test passed."""
         code.add(ind, f"if {test}:")
-        self.fail(where, message, code, ind + 1)
-        if after is None:
-            return
-        if not self.collect:  # the failure raised: no else needed
+        self.fail(code, ind + 1)
+        if after is not None:
             after(code, ind)
-            return
-        rest = Code()
-        after(rest, ind + 1)
-        if rest.lines:
-            code.add(ind, "else:")
-            code.lines += rest.lines
 
     # ---- per kind: emit checks for variable `v`, return the result expression ----
 
     def gen(
-        self,
-        t: ir.TypeRef,
-        v: str,
-        where: Where,
-        code: Code,
-        ind: int,
-        *,
-        after: After | None = None,
+        self, t: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None = None
     ) -> str:
         match t:
             case ir.Prim(kind):
-                self.prim(kind, v, where, code, ind, after=after)
+                self.prim(kind, v, code, ind, after=after)
                 return v
             case ir.Literal(value):
                 test = (
@@ -242,50 +140,37 @@ class FastPaths:
                     if value is None
                     else (f"type({v}) is not {type(value).__name__} or {v} != {value!r}")
                 )
-                message = Message(f"expected {json.dumps(value)}, got ", 2, v)
-                self.check(test, where, message, code, ind, after=after)
+                self.check(test, code, ind, after=after)
                 return v
             case ir.Optional(inner):
-                return self.optional(inner, v, where, code, ind, after=after)
+                return self.optional(inner, v, code, ind, after=after)
             case ir.Ref(name):
-                return self.ref(name, v, where, code, ind, after=after)
+                return self.ref(name, v, code, ind, after=after)
             case ir.Union(members):
-                self.union(members, v, where, code, ind, after=after)
+                self.union(members, v, code, ind, after=after)
                 return v
             case ir.ListOf(item):
-                self.list_of(item, v, where, code, ind, after=after)
+                self.list_of(item, v, code, ind, after=after)
                 return v
             case ir.MapOf():
-                return self.map(t, v, where, code, ind)
+                return self.map(t, v, code, ind)
             case _:
                 assert_never(t)
 
-    def prim(
-        self, kind: str, v: str, where: Where, code: Code, ind: int, *, after: After | None
-    ) -> None:
+    def prim(self, kind: str, v: str, code: Code, ind: int, *, after: After | None) -> None:
         if kind == "any":
             if after is not None:
                 after(code, ind)
         elif kind == "datetime":
-            self.check(
-                f"type({v}) is not str",
-                where,
-                _expected("date-time string", v),
-                code,
-                ind,
-                after=lambda c, i: self.check(
-                    f"not _is_datetime({v})", where, Message(_DATETIME), c, i, after=after
-                ),
-            )
+            self.check(f"type({v}) is not str or not _is_datetime({v})", code, ind, after=after)
         else:
-            test = _TYPE_TEST[kind].format(v=v)
-            self.check(test, where, _expected(_KIND_NAMES[kind], v), code, ind, after=after)
+            self.check(_TYPE_TEST[kind].format(v=v), code, ind, after=after)
 
     def optional(
-        self, inner: ir.TypeRef, v: str, where: Where, code: Code, ind: int, *, after: After | None
+        self, inner: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None
     ) -> str:
         body = Code()
-        result = self.gen(inner, v, where, body, ind + 1, after=after)
+        result = self.gen(inner, v, body, ind + 1, after=after)
         if result == v:  # nothing to normalise: check in place when not null
             if body.lines:
                 code.add(ind, f"if {v} is not None:")
@@ -299,110 +184,67 @@ class FastPaths:
         code.add(ind + 1, f"{out} = {result}")
         return out
 
-    def ref(
-        self, name: str, v: str, where: Where, code: Code, ind: int, *, after: After | None
-    ) -> str:
-        """A named type's own function; its errors come back relative and are nested here."""
+    def ref(self, name: str, v: str, code: Code, ind: int, *, after: After | None) -> str:
+        """A named type's own function; its markers leave this one too."""
         out = self.fresh("r")
-        function = self.named_function(name)
-        if not self.collect:
-            code.add(ind, "try:")
-            code.add(ind + 1, f"{out}: Any = {function}({v})")
-            code.add(ind, "except ValidationError:")
-            code.add(ind + 1, "raise _Slow from None")
-        else:
-            code.add(ind, "try:")
-            code.add(ind + 1, f"{out} = {function}({v})")
-            code.add(ind, "except ValidationError as exc:")
-            for part in where:
-                if isinstance(part, Index):
-                    code.add(ind + 1, part.lookup())
-            prefix = self.path(where) if where else "''"
-            code.add(ind + 1, f"errs = _nest(errs, {prefix}, exc.errors, {self.root!r})")
-            code.add(ind + 1, f"{out} = {v}")
-            if after is not None:  # constraints only hold a value that has no errors
-                rest = Code()
-                after(rest, ind + 1)
-                if rest.lines:
-                    code.add(ind, "else:")
-                    code.lines += rest.lines
-            return out
+        code.add(ind, f"{out} = {self.named_function(name)}({v})")
+        code.add(ind, f"if {out} is _BAD:")
+        self.fail(code, ind + 1)
+        # Where the caller keeps `v` itself, it hands any other result to the runtime; but
+        # constraints (`after`) only hold the named type's own verdict.
+        if not self.same or after is not None:
+            code.add(ind, f"if {out} is _SLOW:")
+            self.slow(code, ind + 1)
         if after is not None:
             after(code, ind)
         return out
 
     def union(
-        self,
-        members: tuple[ir.TypeRef, ...],
-        v: str,
-        where: Where,
-        code: Code,
-        ind: int,
-        *,
-        after: After | None,
+        self, members: tuple[ir.TypeRef, ...], v: str, code: Code, ind: int, *, after: After | None
     ) -> None:
         prims = [m.kind for m in members if isinstance(m, ir.Prim)]
         values = [m.value for m in members if isinstance(m, ir.Literal)]
         kinds = {type(x) for x in values}
         if len(prims) == len(members) and not {"any", "datetime"} & set(prims):
             failing = " and ".join(f"({_TYPE_TEST[kind].format(v=v)})" for kind in prims)
-            code.add(ind, f"if {failing}:")  # the runtime words a union's miss itself
-            code.add(ind + 1, "raise _Slow")
+            self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
             name = self.fresh("_E")
             self.constants.append(f"{name} = frozenset({tuple(values)!r})")
             test = f"type({v}) is not {kinds.pop().__name__} or {v} not in {name}"
-            if isinstance(values[0], str):  # an enum: the runtime's "expected one of"
-                shown = ", ".join(json.dumps(x) for x in values)
-                message = Message(f"expected one of {shown}, got ", 2, v)
-                self.check(test, where, message, code, ind, after=after)
-                return
-            code.add(ind, f"if {test}:")
-            code.add(ind + 1, "raise _Slow")
+            self.check(test, code, ind, after=after)
         else:
-            code.add(ind, "raise _Slow  # general unions: the runtime tries each member")
-            return
-        if after is not None:
-            after(code, ind)
+            code.add(ind, "# a general union: the runtime tries each member")
+            self.slow(code, ind)
 
     def list_of(
-        self, item: ir.TypeRef, v: str, where: Where, code: Code, ind: int, *, after: After | None
+        self, item: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None
     ) -> None:
         """A valid list is returned as it is; an item that needs normalising (a nested map
         missing a default) sends the whole value to the runtime."""
 
         def items(c: Code, i: int) -> None:
-            # The runtime skips a list's constraints when an item failed: so below a
-            # constrained list, a failing item goes to the runtime.
-            saved = self.collect
-            self.collect = saved and after is None
-            self.elements(item, v, where, c, i)
-            self.collect = saved
+            self.elements(item, v, c, i)
             if after is not None:
                 after(c, i)
 
-        self.check(f"type({v}) is not list", where, _expected("list", v), code, ind, after=items)
+        self.check(f"type({v}) is not list", code, ind, after=items)
 
-    def elements(self, item: ir.TypeRef, v: str, where: Where, code: Code, ind: int) -> None:
-        element, last = self.fresh("e"), self.fresh("k")
-        part = Index(f"i{last[1:]}", last, element, v, _scalar(item))
+    def elements(self, item: ir.TypeRef, v: str, code: Code, ind: int) -> None:
+        element = self.fresh("e")
         inner = Code()
         saved, self.same = self.same, True
-        result = self.gen(item, element, (*where, part), inner, ind + 1)
+        result = self.gen(item, element, inner, ind + 1)
         self.same = saved
         if not inner.lines:
             return
-        if self.collect:
-            code.add(ind, f"{last} = -1")
         code.add(ind, f"for {element} in {v}:")
-        if self.collect and not part.scalar:
-            code.add(ind + 1, f"{part.var} = -1")
         code.lines += inner.lines
         if result != element:
             code.add(ind + 1, f"if {result} is not {element}:")
-            code.add(ind + 2, "raise _Slow")
+            self.slow(code, ind + 2)
 
-    def map(self, t: ir.MapOf, v: str, where: Where, code: Code, ind: int) -> str:
+    def map(self, t: ir.MapOf, v: str, code: Code, ind: int) -> str:
         """One copy of the checks for every map. A map with every field present is checked
         in place and returned as it is; one with optional fields absent is first completed in
         a new dict (defaults filled in, `None` standing in for an absent nullable field and
@@ -413,29 +255,20 @@ class FastPaths:
         if self.same and all(f.default is not None for f in optional):
             optional = []  # kept as it is, so any field absent has a default to fill in
         body = Code()
-        inner = ind + 1 if self.collect else ind
         if optional:
             m = self.fresh("m")
             out = v if self.same else m
-            if not self.same:
-                code.add(ind, f"{m}: Any = {v}")
-            else:
-                body.add(inner, f"{m}: Any = {v}")
-            self.fill(t, v, m, body, inner)
+            body.add(ind, f"{m}: Any = {v}")
+            self.fill(t, v, m, body, ind)
         else:
             m = out = v
-            body.add(inner, f"if len({v}) != {len(t.fields)}:")
-            body.add(inner + 1, "raise _Slow")
-        self.complete(t, m, where, names=names, code=body, ind=inner)
+            body.add(ind, f"if len({v}) != {len(t.fields)}:")
+            self.slow(body, ind + 1)
+        self.complete(t, m, names=names, code=body, ind=ind)
         if optional:
-            self.unfill(t, v, m, body, inner)
+            self.unfill(t, v, m, body, ind)
         self.check(
-            f"type({v}) is not dict",
-            where,
-            _expected("map", v),
-            code,
-            ind,
-            after=lambda c, i: c.lines.extend(body.lines),
+            f"type({v}) is not dict", code, ind, after=lambda c, i: c.lines.extend(body.lines)
         )
         return out
 
@@ -456,8 +289,8 @@ class FastPaths:
         code.add(ind, f"if len({v}) != {len(t.fields)}:")
         code.add(ind + 1, f"{m} = {{{', '.join(stand_ins)}, **{v}}}")
         tests = " or ".join([f"len({m}) != {len(t.fields)}", *missing])
-        code.add(ind + 1, f"if {tests}:")
-        code.add(ind + 2, "raise _Slow  # missing, extra, folded or ambiguous keys")
+        code.add(ind + 1, f"if {tests}:  # missing, extra, folded or ambiguous keys")
+        self.slow(code, ind + 2)
 
     def unfill(self, t: ir.MapOf, v: str, m: str, code: Code, ind: int) -> None:
         """After the checks of a completed map: with only nullable fields absent (nothing
@@ -472,7 +305,7 @@ class FastPaths:
         if self.same:  # the caller keeps the value itself: only nullable fields may be absent
             if defaults:
                 code.add(ind, f"if {m} is not {v} and len({v}){absent} != {len(t.fields)}:")
-                code.add(ind + 1, "raise _Slow  # a default to fill in")
+                self.slow(code, ind + 1)  # a default to fill in
             return
         code.add(ind, f"if {m} is not {v}:")
         if not defaults:
@@ -485,64 +318,52 @@ class FastPaths:
             code.add(ind + 2, f"if {f.name!r} not in {v}:")
             code.add(ind + 3, f"del {m}[{f.name!r}]")
 
-    def complete(
-        self, t: ir.MapOf, v: str, where: Where, *, names: dict[str, str], code: Code, ind: int
-    ) -> None:
+    def complete(self, t: ir.MapOf, v: str, *, names: dict[str, str], code: Code, ind: int) -> None:
+        """Each field's value, then its checks. A declared key absent from a map of the
+        right size (an extra or folded key in its place) is the runtime's."""
         if not t.fields:
-            code.add(ind, "pass")
             return
         code.add(ind, "try:")
         for f in t.fields:
             code.add(ind + 1, f"{names[f.name]} = {v}[{f.name!r}]")
         code.add(ind, "except KeyError:")
-        code.add(ind + 1, "raise _Slow from None")
+        self.slow(code, ind + 1)
         for f in t.fields:
-            result = self.field_value(f, names[f.name], where, code, ind, same=True)
+            result = self.field_value(f, names[f.name], code, ind)
             if result != names[f.name]:
-                code.add(ind, f"if {result} is not {names[f.name]}:")
-                code.add(ind + 1, "raise _Slow  # a nested value needs normalising")
+                code.add(ind, f"if {result} is not {names[f.name]}:  # a nested value normalised")
+                self.slow(code, ind + 1)
 
-    def field_value(
-        self, f: ir.Field, v: str, where: Where, code: Code, ind: int, *, same: bool
-    ) -> str:
+    def field_value(self, f: ir.Field, v: str, code: Code, ind: int) -> str:
         """A present field's value: its type, then (when that held) its constraints."""
-        here = (*where, f.name)
-        saved = self.collect, self.same
-        self.same = same
-        self.collect = self.collect and not f.fallback  # @fallback may replace it: the runtime's
+        saved = self.sure, self.same
+        self.same = True
+        self.sure = self.sure and not f.fallback  # @fallback may replace it: the runtime's
         after: After | None = None
         if f.constraints or f.clamp is not None:
-            after = lambda c, i: self.constraints(f, v, here, c, i)  # noqa: E731
-        result = self.gen(f.type, v, here, code, ind, after=after)
-        self.collect, self.same = saved
+            after = lambda c, i: self.constraints(f, v, c, i)  # noqa: E731
+        result = self.gen(f.type, v, code, ind, after=after)
+        self.sure, self.same = saved
         return result
 
-    def constraints(self, f: ir.Field, v: str, where: Where, code: Code, ind: int) -> None:
+    def constraints(self, f: ir.Field, v: str, code: Code, ind: int) -> None:
         tests = [
-            pair
+            test
             for keyword, bound in constraint_pairs(f)
-            if (pair := self.constraint_test(f.type, keyword, bound, v)) is not None
+            if (test := self.constraint_test(f.type, keyword, bound, v)) is not None
         ]
         if tests:
-            code.add(ind, f"if {' or '.join(t for t, _ in tests)}:")
-            if self.collect:
-                for test, message in tests:
-                    code.add(ind + 1, f"if {test}:")
-                    self.fail(where, message, code, ind + 2)
-            else:
-                code.add(ind + 1, "raise _Slow")
+            self.check(" or ".join(tests), code, ind, after=None)
         if f.clamp is not None:  # out of range: the runtime clamps and reports it
             low = self.constraint_test(f.type, "minimum", f.clamp.low, v)
             high = self.constraint_test(f.type, "maximum", f.clamp.high, v)
             assert low is not None and high is not None
-            code.add(ind, f"if {low[0]} or {high[0]}:")
-            code.add(ind + 1, "raise _Slow")
+            code.add(ind, f"if {low} or {high}:")
+            self.slow(code, ind + 1)
 
-    def constraint_test(
-        self, t: ir.TypeRef, keyword: str, bound: object, v: str
-    ) -> tuple[str, Message] | None:
-        """(failing test, message) as runtime/validate.py `_scalar_constraint` words it; the
-        test is guarded by the value's type unless the field's type already settles it."""
+    def constraint_test(self, t: ir.TypeRef, keyword: str, bound: object, v: str) -> str | None:
+        """The failing test as runtime/validate.py `_scalar_constraint` makes it, guarded by
+        the value's type unless the field's type already settles it."""
         while isinstance(t, ir.Optional):
             t = t.inner
         kind = t.kind if isinstance(t, ir.Prim) else "list" if isinstance(t, ir.ListOf) else ""
@@ -554,16 +375,12 @@ class FastPaths:
             "items": "" if kind == "list" else f"type({v}) is list and ",
         }
         if keyword in _RULES:
-            kind_of_guard, test, words = _RULES[keyword]
-            failing = guards[kind_of_guard] + test.format(v=v, b=repr(bound))
-            if words.startswith("{v}"):  # the value first: formatted when shown
-                return failing, Message(words[3:].format(b=bound), 3, v)
-            return failing, Message(words.format(b=bound))
+            kind_of_guard, test = _RULES[keyword]
+            return guards[kind_of_guard] + test.format(v=v, b=repr(bound))
         if keyword == "pattern":
             name = self.fresh("_P")
             self.constants.append(f"{name} = re.compile({json.dumps(bound)})")
-            message = f"does not match the pattern {bound!r}"
-            return f"{guards['text']}{name}.search({v}) is None", Message(message)
+            return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and bound == "date-time":
-            return f"{guards['text']}not _is_datetime({v})", Message(_DATETIME)
+            return f"{guards['text']}not _is_datetime({v})"
         return None

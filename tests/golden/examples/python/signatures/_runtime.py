@@ -18,6 +18,7 @@ from __future__ import annotations
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     Descriptor = tuple[Any, ...]
@@ -28,39 +29,27 @@ if TYPE_CHECKING:
 class ValidationError(ValueError):
     """The value does not fit the type; `.errors` lists every problem as (path, message).
 
-    Made as `ValidationError(errors)`. No `__init__` and a message formatted only when shown:
-    generated validators raise it for every invalid document, so it must cost no more than
-    the exception itself."""
+    Made as `ValidationError(errors)`, or by a generated validator, which stops at the first
+    failed check, as `ValidationError(descriptor, value, types)`: the runtime's validator
+    then names every error when `.errors` is first read. So an invalid value costs a caller
+    that only needs a yes or no (the reply parser, a filter) no more than the exception itself;
+    the errors describe the value as it is when they are read. No `__init__`, and a message
+    formatted only when shown, for the same reason."""
 
     @property
     def errors(self) -> list[Issue]:
-        shown: list[Issue] | None = self.__dict__.get("_shown")
-        if shown is None:
-            shown = self.__dict__["_shown"] = [_issue(entry) for entry in self.args[0]]
-        return shown
+        found: list[Issue] | None = self.__dict__.get("_found")
+        if found is None:
+            args = self.args
+            found = args[0] if len(args) == 1 else check(args[0], args[1], args[2])[1]
+            self.__dict__["_found"] = found
+        return found
 
     def __str__(self) -> str:
         errors = self.errors
         shown = "; ".join(f"{p}: {m}" for p, m in errors[:5])
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
         return shown + more
-
-
-def _issue(entry: tuple[Any, ...]) -> Issue:
-    """A recorded error as (path, message). Generated validators record most messages
-    unformatted, as (path, KIND, VALUE) or (path, HOW, TEXT, VALUE): see
-    emit/python/fastpath.py `Message`; a path with list positions is a tuple of its parts."""
-    path = entry[0]
-    if type(path) is tuple:  # with list positions: ("items", 3, "name")
-        path = ".".join(map(str, path))
-    if len(entry) == 2:
-        return path, entry[1]
-    if len(entry) == 3:  # (path, NAME, VALUE): a value of the wrong kind
-        return path, f"expected {entry[1]}, got {kind_of(entry[2])}"
-    _, how, text, value = entry
-    if how == 2:
-        return path, text + _short(value)
-    return path, str(value) + text
 
 
 class ReplyError(ValueError):
@@ -171,11 +160,12 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _key_groups(v: dict[str, Any]) -> dict[str, list[str]]:
+def _key_groups(v: dict[str, Any]) -> dict[str, list[str]] | None:
     """The map's keys by their folded form (`-` read as `_`); two keys in one group are an
-    ambiguity. Most maps have no `-` in any key, and then every key is its own group."""
+    ambiguity. None when no key has a `-` (most maps): then every key is its own group, and
+    the caller looks keys up in the map itself instead of building a list for each."""
     if not any("-" in key for key in v):
-        return {key: [key] for key in v}
+        return None
     groups: dict[str, list[str]] = {}
     for key in v:
         groups.setdefault(key.replace("-", "_"), []).append(key)
@@ -362,9 +352,20 @@ class Checker:
         groups = _key_groups(v)
         out: dict[str, Any] = {}
         ok = True
-        for field in d[1]:
-            ok = self._field(field, v, groups.pop(field[1], None), out, path) and ok
-        extras = [key for keys in groups.values() for key in keys]
+        if groups is None:
+            found = 0
+            for field in d[1]:
+                keys = (field[1],) if field[1] in v else None
+                found += keys is not None
+                ok = self._field(field, v, keys, out, path) and ok
+            extras = []
+            if found < len(v):
+                declared = {field[1] for field in d[1]}
+                extras = [key for key in v if key not in declared]
+        else:
+            for field in d[1]:
+                ok = self._field(field, v, groups.pop(field[1], None), out, path) and ok
+            extras = [key for keys in groups.values() for key in keys]
         if extras and not d[2]:
             for key in extras:
                 self.fail(_at(path, key), "unexpected field (the map is closed)")
@@ -377,7 +378,7 @@ class Checker:
         self,
         field: Descriptor,
         v: dict[str, Any],
-        keys: list[str] | None,
+        keys: Sequence[str] | None,
         out: dict[str, Any],
         path: str,
     ) -> bool:
@@ -495,42 +496,15 @@ def validate(descriptor: Descriptor, value: Any, types: Types) -> Any:
     """Strict validation: the normalised value, or ValidationError listing every error."""
     result, errors, _ = check(descriptor, value, types)
     if errors:
-        raise ValidationError(errors)
+        # Generated validators call this from inside an `except KeyError:`; the errors are
+        # the value's own, not a consequence of that lookup.
+        raise ValidationError(errors) from None
     return result
 
 
-def index_of(items: list[Any], item: Any, last: int) -> int:
-    """The position of `item` after `last`, by identity: a generated validator finds a list
-    item's index only once it has an error to report (once per item, in order)."""
-    start = last + 1
-    try:  # list.index searches at C speed, and an identical item always compares equal
-        while True:
-            index = items.index(item, start)
-            if items[index] is item:
-                return index
-            start = index + 1  # an equal item before ours (a repeated value)
-    except Exception:  # no JSON value: its == raised; by identity, below
-        pass
-    for index in range(start, len(items)):
-        if items[index] is item:
-            return index
-    raise AssertionError("an item of the list")
-
-
-def nest(
-    errors: list[Any] | None, prefix: str | tuple[Any, ...], inner: list[Issue], root: str
-) -> list[Any]:
-    """`errors` plus a named type's errors (paths relative to it) placed under `prefix`."""
-    out = errors if errors is not None else []
-    if type(prefix) is tuple:
-        prefix = ".".join(map(str, prefix))
-    for path, message in inner:
-        out.append((f"{prefix}.{path}" if prefix and path else prefix or path or root, message))
-    return out
-
-
 class Slow(Exception):
-    """Raised by generated fast paths when a value needs the full (slower) validator."""
+    """Raised by `_punt`, the reply parser's stand-in for the runtime's validator: where a
+    generated validator would hand a value to the runtime, the parser checks it itself."""
 
 
 _PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded

@@ -16,43 +16,39 @@ TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
     from typing import Any
 
-_Slow = _rt.Slow
 _MISS: Any = object()
+_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
+_BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
-_ix = _rt.index_of
-_nest = _rt.nest
 
 # validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
 # not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+# the checks. It stops at the first failed check and raises `ValidationError` holding the
+# value: the runtime's validator names every error only when `.errors` is read.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
-_E18 = frozenset(('continue', 'finalize', 'ask_user'))
+_E16 = frozenset(('continue', 'finalize', 'ask_user'))
 
 
 def _fast_t1(x: Any) -> Any:
-    errs: Any = None
-    m17: Any = x
     if type(x) is not dict:
-        (errs := errs or []).append(('', 'map', x))
-    else:
-        if len(x) != 2:
-            m17 = {'query': _MISS, 'priority': 999, **x}
-            if len(m17) != 2 or m17['query'] is _MISS:
-                raise _Slow  # missing, extra, folded or ambiguous keys
-        try:
-            f15 = m17['query']
-            f16 = m17['priority']
-        except KeyError:
-            raise _Slow from None
-        if type(f15) is not str:
-            (errs := errs or []).append(('query', 'string', f15))
-        if type(f16) is not int:
-            (errs := errs or []).append(('priority', 'int', f16))
-    if errs:
-        raise ValidationError(errs)
-    return m17
+        return _BAD
+    m15: Any = x
+    if len(x) != 2:
+        m15 = {'query': _MISS, 'priority': 999, **x}
+        if len(m15) != 2 or m15['query'] is _MISS:  # missing, extra, folded or ambiguous keys
+            return _SLOW
+    try:
+        f13 = m15['query']
+        f14 = m15['priority']
+    except KeyError:
+        return _SLOW
+    if type(f13) is not str:
+        return _BAD
+    if type(f14) is not int:
+        return _BAD
+    return m15
 
 
 _OUT_agent_step: Any = ('map', (('reasoning', 'reasoning', ('str',), False, True, '', False, ()), ('conclusion', 'conclusion', ('str',), True, False, None, False, ()), ('confidence', 'confidence', ('float',), False, True, 0.8, False, (('clamp', (0, 1)),)), ('files', 'files', ('list', ('str',)), False, True, [], False, ()), ('sub_tasks', 'sub_tasks', ('list', ('ref', 'SubTask')), False, True, [], False, ()), ('needs_more_info', 'needs_more_info', ('bool',), False, True, False, False, ()), ('next_action', 'next_action', ('enum', ('continue', 'finalize', 'ask_user')), False, True, 'finalize', True, ()), ('error', 'error', ('opt', ('str',)), False, False, None, False, ())), False)
@@ -61,76 +57,58 @@ _IN_agent_step: Any = ('map', (('query', 'query', ('str',), True, False, None, F
 
 def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `agent_step`, normalised; ValidationError lists every error."""
-    errs: Any = None
+    if type(value) is not dict:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    m9: Any = value
+    if len(value) != 8:
+        m9 = {'reasoning': '', 'conclusion': _MISS, 'confidence': 0.8, 'files': [], 'sub_tasks': [], 'needs_more_info': False, 'next_action': 'finalize', 'error': None, **value}
+        if len(m9) != 8 or m9['conclusion'] is _MISS:  # missing, extra, folded or ambiguous keys
+            return _slow(_OUT_agent_step, value, _TYPES)
     try:
-        m9: Any = value
-        if type(value) is not dict:
-            (errs := errs or []).append(('root', 'map', value))
-        else:
-            if len(value) != 8:
-                m9 = {'reasoning': '', 'conclusion': _MISS, 'confidence': 0.8, 'files': [], 'sub_tasks': [], 'needs_more_info': False, 'next_action': 'finalize', 'error': None, **value}
-                if len(m9) != 8 or m9['conclusion'] is _MISS:
-                    raise _Slow  # missing, extra, folded or ambiguous keys
-            try:
-                f1 = m9['reasoning']
-                f2 = m9['conclusion']
-                f3 = m9['confidence']
-                f4 = m9['files']
-                f5 = m9['sub_tasks']
-                f6 = m9['needs_more_info']
-                f7 = m9['next_action']
-                f8 = m9['error']
-            except KeyError:
-                raise _Slow from None
-            if type(f1) is not str:
-                (errs := errs or []).append(('reasoning', 'string', f1))
-            if type(f2) is not str:
-                (errs := errs or []).append(('conclusion', 'string', f2))
-            if type(f3) is not float and type(f3) is not int:
-                (errs := errs or []).append(('confidence', 'float', f3))
-            else:
-                if f3 < 0 or f3 > 1:
-                    raise _Slow
-            if type(f4) is not list:
-                (errs := errs or []).append(('files', 'list', f4))
-            else:
-                k11 = -1
-                for e10 in f4:
-                    if type(e10) is not str:
-                        k11 = _ix(f4, e10, k11)
-                        (errs := errs or []).append((('files', k11), 'string', e10))
-            if type(f5) is not list:
-                (errs := errs or []).append(('sub_tasks', 'list', f5))
-            else:
-                k13 = -1
-                for e12 in f5:
-                    i13 = -1
-                    try:
-                        r14 = _fast_t1(e12)
-                    except ValidationError as exc:
-                        if i13 < 0: i13 = k13 = _ix(f5, e12, k13)
-                        errs = _nest(errs, ('sub_tasks', i13), exc.errors, 'root')
-                        r14 = e12
-                    if r14 is not e12:
-                        raise _Slow
-            if type(f6) is not bool:
-                (errs := errs or []).append(('needs_more_info', 'bool', f6))
-            if type(f7) is not str or f7 not in _E18:
-                raise _Slow
-            if f8 is not None:
-                if type(f8) is not str:
-                    (errs := errs or []).append(('error', 'string', f8))
-            if m9 is not value:
-                if len(value) + ('error' not in value) == 8:
-                    m9 = value  # nothing filled in
-                else:
-                    if 'error' not in value:
-                        del m9['error']
-    except _Slow:  # a case for the runtime's validator, the reference semantics
+        f1 = m9['reasoning']
+        f2 = m9['conclusion']
+        f3 = m9['confidence']
+        f4 = m9['files']
+        f5 = m9['sub_tasks']
+        f6 = m9['needs_more_info']
+        f7 = m9['next_action']
+        f8 = m9['error']
+    except KeyError:
         return _slow(_OUT_agent_step, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
+    if type(f1) is not str:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    if type(f2) is not str:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    if type(f3) is not float and type(f3) is not int:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    if f3 < 0 or f3 > 1:
+        return _slow(_OUT_agent_step, value, _TYPES)
+    if type(f4) is not list:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    for e10 in f4:
+        if type(e10) is not str:
+            raise ValidationError(_OUT_agent_step, value, _TYPES)
+    if type(f5) is not list:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    for e11 in f5:
+        r12 = _fast_t1(e11)
+        if r12 is _BAD:
+            raise ValidationError(_OUT_agent_step, value, _TYPES)
+        if r12 is not e11:
+            return _slow(_OUT_agent_step, value, _TYPES)
+    if type(f6) is not bool:
+        raise ValidationError(_OUT_agent_step, value, _TYPES)
+    if type(f7) is not str or f7 not in _E16:
+        return _slow(_OUT_agent_step, value, _TYPES)
+    if f8 is not None:
+        if type(f8) is not str:
+            raise ValidationError(_OUT_agent_step, value, _TYPES)
+    if m9 is not value:
+        if len(value) + ('error' not in value) == 8:
+            m9 = value  # nothing filled in
+        else:
+            if 'error' not in value:
+                del m9['error']
     return m9
 
 

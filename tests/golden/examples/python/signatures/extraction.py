@@ -17,20 +17,20 @@ TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
     from typing import Any
 
-_Slow = _rt.Slow
 _MISS: Any = object()
+_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
+_BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
-_ix = _rt.index_of
-_nest = _rt.nest
 
 # validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
 # not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+# the checks. It stops at the first failed check and raises `ValidationError` holding the
+# value: the runtime's validator names every error only when `.errors` is read.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
-_P18 = re.compile("^[A-Z0-9-]+$")
-_E19 = frozenset(('USD', 'EUR', 'GBP'))
+_P16 = re.compile("^[A-Z0-9-]+$")
+_E17 = frozenset(('USD', 'EUR', 'GBP'))
 
 
 _OUT_extract_products: Any = ('map', (('products', 'products', ('list', ('map', (('name', 'name', ('str',), True, False, None, False, ()), ('price', 'price', ('opt', ('float',)), False, False, None, False, (('minimum', 0),)), ('tags', 'tags', ('list', ('str',)), False, True, [], False, (('maxItems', 10),))), False)), True, False, None, False, ()), ('main_topic', 'main_topic', ('str',), True, False, None, False, ())), False)
@@ -39,71 +39,49 @@ _IN_extract_products: Any = ('map', (('article', 'article', ('str',), True, Fals
 
 def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `extract_products`, normalised; ValidationError lists every error."""
-    errs: Any = None
-    try:
-        if type(value) is not dict:
-            (errs := errs or []).append(('root', 'map', value))
-        else:
-            if len(value) != 2:
-                raise _Slow
-            try:
-                f1 = value['products']
-                f2 = value['main_topic']
-            except KeyError:
-                raise _Slow from None
-            if type(f1) is not list:
-                (errs := errs or []).append(('products', 'list', f1))
-            else:
-                k4 = -1
-                for e3 in f1:
-                    i4 = -1
-                    if type(e3) is not dict:
-                        if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                        (errs := errs or []).append((('products', i4), 'map', e3))
-                    else:
-                        m8: Any = e3
-                        if len(e3) != 3:
-                            m8 = {'name': _MISS, 'price': None, 'tags': [], **e3}
-                            if len(m8) != 3 or m8['name'] is _MISS:
-                                raise _Slow  # missing, extra, folded or ambiguous keys
-                        try:
-                            f5 = m8['name']
-                            f6 = m8['price']
-                            f7 = m8['tags']
-                        except KeyError:
-                            raise _Slow from None
-                        if type(f5) is not str:
-                            if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                            (errs := errs or []).append((('products', i4, 'name'), 'string', f5))
-                        if f6 is not None:
-                            if type(f6) is not float and type(f6) is not int:
-                                if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                (errs := errs or []).append((('products', i4, 'price'), 'float', f6))
-                            else:
-                                if f6 < 0:
-                                    if f6 < 0:
-                                        if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                        (errs := errs or []).append((('products', i4, 'price'), 3, ' is less than the minimum 0', f6))
-                        if type(f7) is not list:
-                            if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                            (errs := errs or []).append((('products', i4, 'tags'), 'list', f7))
-                        else:
-                            for e9 in f7:
-                                if type(e9) is not str:
-                                    raise _Slow
-                            if len(f7) > 10:
-                                if len(f7) > 10:
-                                    if i4 < 0: i4 = k4 = _ix(f1, e3, k4)
-                                    (errs := errs or []).append((('products', i4, 'tags'), 'more than 10 items'))
-                        if m8 is not e3 and len(e3) + ('price' not in e3) != 3:
-                            raise _Slow  # a default to fill in
-            if type(f2) is not str:
-                (errs := errs or []).append(('main_topic', 'string', f2))
-    except _Slow:  # a case for the runtime's validator, the reference semantics
+    if type(value) is not dict:
+        raise ValidationError(_OUT_extract_products, value, _TYPES)
+    if len(value) != 2:
         return _slow(_OUT_extract_products, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
+    try:
+        f1 = value['products']
+        f2 = value['main_topic']
+    except KeyError:
+        return _slow(_OUT_extract_products, value, _TYPES)
+    if type(f1) is not list:
+        raise ValidationError(_OUT_extract_products, value, _TYPES)
+    for e3 in f1:
+        if type(e3) is not dict:
+            raise ValidationError(_OUT_extract_products, value, _TYPES)
+        m7: Any = e3
+        if len(e3) != 3:
+            m7 = {'name': _MISS, 'price': None, 'tags': [], **e3}
+            if len(m7) != 3 or m7['name'] is _MISS:  # missing, extra, folded or ambiguous keys
+                return _slow(_OUT_extract_products, value, _TYPES)
+        try:
+            f4 = m7['name']
+            f5 = m7['price']
+            f6 = m7['tags']
+        except KeyError:
+            return _slow(_OUT_extract_products, value, _TYPES)
+        if type(f4) is not str:
+            raise ValidationError(_OUT_extract_products, value, _TYPES)
+        if f5 is not None:
+            if type(f5) is not float and type(f5) is not int:
+                raise ValidationError(_OUT_extract_products, value, _TYPES)
+            if f5 < 0:
+                raise ValidationError(_OUT_extract_products, value, _TYPES)
+        if type(f6) is not list:
+            raise ValidationError(_OUT_extract_products, value, _TYPES)
+        for e8 in f6:
+            if type(e8) is not str:
+                raise ValidationError(_OUT_extract_products, value, _TYPES)
+        if len(f6) > 10:
+            raise ValidationError(_OUT_extract_products, value, _TYPES)
+        if m7 is not e3 and len(e3) + ('price' not in e3) != 3:
+            return _slow(_OUT_extract_products, value, _TYPES)
+    if type(f2) is not str:
+        raise ValidationError(_OUT_extract_products, value, _TYPES)
     return value
 
 
@@ -126,76 +104,64 @@ _IN_read_invoice: Any = ('map', (('document', 'document', ('str',), True, False,
 
 def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `read_invoice`, normalised; ValidationError lists every error."""
-    errs: Any = None
+    if type(value) is not dict:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    m15: Any = value
+    if len(value) != 6:
+        m15 = {'invoice_number': _MISS, 'issue_date': _MISS, 'currency': _MISS, 'line_items': _MISS, 'due_date': None, 'total': _MISS, **value}
+        if len(m15) != 6 or m15['invoice_number'] is _MISS or m15['issue_date'] is _MISS or m15['currency'] is _MISS or m15['line_items'] is _MISS or m15['total'] is _MISS:  # missing, extra, folded or ambiguous keys
+            return _slow(_OUT_read_invoice, value, _TYPES)
     try:
-        m17: Any = value
-        if type(value) is not dict:
-            (errs := errs or []).append(('root', 'map', value))
-        else:
-            if len(value) != 6:
-                m17 = {'invoice_number': _MISS, 'issue_date': _MISS, 'currency': _MISS, 'line_items': _MISS, 'due_date': None, 'total': _MISS, **value}
-                if len(m17) != 6 or m17['invoice_number'] is _MISS or m17['issue_date'] is _MISS or m17['currency'] is _MISS or m17['line_items'] is _MISS or m17['total'] is _MISS:
-                    raise _Slow  # missing, extra, folded or ambiguous keys
-            try:
-                f11 = m17['invoice_number']
-                f12 = m17['issue_date']
-                f13 = m17['currency']
-                f14 = m17['line_items']
-                f15 = m17['due_date']
-                f16 = m17['total']
-            except KeyError:
-                raise _Slow from None
-            if type(f11) is not str:
-                (errs := errs or []).append(('invoice_number', 'string', f11))
-            else:
-                if _P18.search(f11) is None:
-                    if _P18.search(f11) is None:
-                        (errs := errs or []).append(('invoice_number', "does not match the pattern '^[A-Z0-9-]+$'"))
-            if type(f12) is not str:
-                (errs := errs or []).append(('issue_date', 'string', f12))
-            if type(f13) is not str or f13 not in _E19:
-                (errs := errs or []).append(('currency', 2, 'expected one of "USD", "EUR", "GBP", got ', f13))
-            if type(f14) is not list:
-                (errs := errs or []).append(('line_items', 'list', f14))
-            else:
-                for e20 in f14:
-                    if type(e20) is not dict:
-                        raise _Slow
-                    if len(e20) != 4:
-                        raise _Slow
-                    try:
-                        f22 = e20['description']
-                        f23 = e20['quantity']
-                        f24 = e20['unit_price']
-                        f25 = e20['total']
-                    except KeyError:
-                        raise _Slow from None
-                    if type(f22) is not str:
-                        raise _Slow
-                    if type(f23) is not int:
-                        raise _Slow
-                    if f23 < 1:
-                        raise _Slow
-                    if type(f24) is not float and type(f24) is not int:
-                        raise _Slow
-                    if type(f25) is not float and type(f25) is not int:
-                        raise _Slow
-                if len(f14) < 1:
-                    if len(f14) < 1:
-                        (errs := errs or []).append(('line_items', 'fewer than 1 items'))
-            if f15 is not None:
-                if type(f15) is not str:
-                    (errs := errs or []).append(('due_date', 'string', f15))
-            if type(f16) is not float and type(f16) is not int:
-                (errs := errs or []).append(('total', 'float', f16))
-            if m17 is not value:
-                m17 = value  # nothing filled in
-    except _Slow:  # a case for the runtime's validator, the reference semantics
+        f9 = m15['invoice_number']
+        f10 = m15['issue_date']
+        f11 = m15['currency']
+        f12 = m15['line_items']
+        f13 = m15['due_date']
+        f14 = m15['total']
+    except KeyError:
         return _slow(_OUT_read_invoice, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
-    return m17
+    if type(f9) is not str:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if _P16.search(f9) is None:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if type(f10) is not str:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if type(f11) is not str or f11 not in _E17:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if type(f12) is not list:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    for e18 in f12:
+        if type(e18) is not dict:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if len(e18) != 4:
+            return _slow(_OUT_read_invoice, value, _TYPES)
+        try:
+            f19 = e18['description']
+            f20 = e18['quantity']
+            f21 = e18['unit_price']
+            f22 = e18['total']
+        except KeyError:
+            return _slow(_OUT_read_invoice, value, _TYPES)
+        if type(f19) is not str:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if type(f20) is not int:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if f20 < 1:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if type(f21) is not float and type(f21) is not int:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if type(f22) is not float and type(f22) is not int:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if len(f12) < 1:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if f13 is not None:
+        if type(f13) is not str:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if type(f14) is not float and type(f14) is not int:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if m15 is not value:
+        m15 = value  # nothing filled in
+    return m15
 
 
 def validate_read_invoice_input(value: Any) -> Any:

@@ -16,38 +16,34 @@ TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
     from typing import Any
 
-_Slow = _rt.Slow
 _MISS: Any = object()
+_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
+_BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
-_ix = _rt.index_of
-_nest = _rt.nest
 
 # validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
 # not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+# the checks. It stops at the first failed check and raises `ValidationError` holding the
+# value: the runtime's validator names every error only when `.errors` is read.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ())), False)}
 
 
 def _fast_t1(x: Any) -> Any:
-    errs: Any = None
     if type(x) is not dict:
-        (errs := errs or []).append(('', 'map', x))
-    else:
-        if len(x) != 2:
-            raise _Slow
-        try:
-            f11 = x['title']
-            f12 = x['url']
-        except KeyError:
-            raise _Slow from None
-        if type(f11) is not str:
-            (errs := errs or []).append(('title', 'string', f11))
-        if type(f12) is not str:
-            (errs := errs or []).append(('url', 'string', f12))
-    if errs:
-        raise ValidationError(errs)
+        return _BAD
+    if len(x) != 2:
+        return _SLOW
+    try:
+        f9 = x['title']
+        f10 = x['url']
+    except KeyError:
+        return _SLOW
+    if type(f9) is not str:
+        return _BAD
+    if type(f10) is not str:
+        return _BAD
     return x
 
 
@@ -57,43 +53,27 @@ _IN_rank_results: Any = ('map', (('query', 'query', ('str',), True, False, None,
 
 def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `rank_results`, normalised; ValidationError lists every error."""
-    errs: Any = None
-    try:
-        if type(value) is not list:
-            (errs := errs or []).append(('root', 'list', value))
-        else:
-            k2 = -1
-            for e1 in value:
-                i2 = -1
-                if type(e1) is not dict:
-                    if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                    (errs := errs or []).append(((i2,), 'map', e1))
-                else:
-                    if len(e1) != 3:
-                        raise _Slow
-                    try:
-                        f3 = e1['title']
-                        f4 = e1['url']
-                        f5 = e1['score']
-                    except KeyError:
-                        raise _Slow from None
-                    if type(f3) is not str:
-                        if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                        (errs := errs or []).append(((i2, 'title'), 'string', f3))
-                    if type(f4) is not str:
-                        if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                        (errs := errs or []).append(((i2, 'url'), 'string', f4))
-                    if type(f5) is not float and type(f5) is not int:
-                        if i2 < 0: i2 = k2 = _ix(value, e1, k2)
-                        (errs := errs or []).append(((i2, 'score'), 'float', f5))
-                    else:
-                        if f5 < 0 or f5 > 1:
-                            raise _Slow
-    except _Slow:  # a case for the runtime's validator, the reference semantics
-        return _slow(_OUT_rank_results, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
+    if type(value) is not list:
+        raise ValidationError(_OUT_rank_results, value, _TYPES)
+    for e1 in value:
+        if type(e1) is not dict:
+            raise ValidationError(_OUT_rank_results, value, _TYPES)
+        if len(e1) != 3:
+            return _slow(_OUT_rank_results, value, _TYPES)
+        try:
+            f2 = e1['title']
+            f3 = e1['url']
+            f4 = e1['score']
+        except KeyError:
+            return _slow(_OUT_rank_results, value, _TYPES)
+        if type(f2) is not str:
+            raise ValidationError(_OUT_rank_results, value, _TYPES)
+        if type(f3) is not str:
+            raise ValidationError(_OUT_rank_results, value, _TYPES)
+        if type(f4) is not float and type(f4) is not int:
+            raise ValidationError(_OUT_rank_results, value, _TYPES)
+        if f4 < 0 or f4 > 1:
+            return _slow(_OUT_rank_results, value, _TYPES)
     return value
 
 
@@ -116,38 +96,27 @@ _IN_research: Any = ('map', (('topic', 'topic', ('str',), True, False, None, Fal
 
 def validate_research(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `research`, normalised; ValidationError lists every error."""
-    errs: Any = None
-    try:
-        if type(value) is not dict:
-            (errs := errs or []).append(('root', 'map', value))
-        else:
-            if len(value) != 2:
-                raise _Slow
-            try:
-                f6 = value['summary']
-                f7 = value['sources']
-            except KeyError:
-                raise _Slow from None
-            if type(f6) is not str:
-                (errs := errs or []).append(('summary', 'string', f6))
-            if type(f7) is not list:
-                (errs := errs or []).append(('sources', 'list', f7))
-            else:
-                for e8 in f7:
-                    try:
-                        r10: Any = _fast_t1(e8)
-                    except ValidationError:
-                        raise _Slow from None
-                    if r10 is not e8:
-                        raise _Slow
-                if len(f7) > 20:
-                    if len(f7) > 20:
-                        (errs := errs or []).append(('sources', 'more than 20 items'))
-    except _Slow:  # a case for the runtime's validator, the reference semantics
+    if type(value) is not dict:
+        raise ValidationError(_OUT_research, value, _TYPES)
+    if len(value) != 2:
         return _slow(_OUT_research, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
+    try:
+        f5 = value['summary']
+        f6 = value['sources']
+    except KeyError:
+        return _slow(_OUT_research, value, _TYPES)
+    if type(f5) is not str:
+        raise ValidationError(_OUT_research, value, _TYPES)
+    if type(f6) is not list:
+        raise ValidationError(_OUT_research, value, _TYPES)
+    for e7 in f6:
+        r8 = _fast_t1(e7)
+        if r8 is _BAD:
+            raise ValidationError(_OUT_research, value, _TYPES)
+        if r8 is not e7:
+            return _slow(_OUT_research, value, _TYPES)
+    if len(f6) > 20:
+        raise ValidationError(_OUT_research, value, _TYPES)
     return value
 
 

@@ -16,15 +16,15 @@ TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
     from typing import Any
 
-_Slow = _rt.Slow
 _MISS: Any = object()
+_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
+_BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
-_ix = _rt.index_of
-_nest = _rt.nest
 
 # validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
 # not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. An error is recorded unformatted (runtime `_issue` formats it when read).
+# the checks. It stops at the first failed check and raises `ValidationError` holding the
+# value: the runtime's validator names every error only when `.errors` is read.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutral')), 'Priority': ('union', (('lit', 1), ('lit', 2), ('lit', 3), ('lit', 4), ('lit', 5)))}
@@ -34,20 +34,14 @@ _E11 = frozenset((1, 2, 3, 4, 5))
 
 
 def _fast_t1(x: Any) -> Any:
-    errs: Any = None
     if type(x) is not str or x not in _E4:
-        (errs := errs or []).append(('', 2, 'expected one of "positive", "negative", "neutral", got ', x))
-    if errs:
-        raise ValidationError(errs)
+        return _BAD
     return x
 
 
 def _fast_t2(x: Any) -> Any:
-    errs: Any = None
     if type(x) is not int or x not in _E11:
-        raise _Slow
-    if errs:
-        raise ValidationError(errs)
+        return _BAD
     return x
 
 
@@ -57,38 +51,24 @@ _IN_classify: Any = ('map', (('text', 'text', ('str',), True, False, None, False
 
 def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `classify`, normalised; ValidationError lists every error."""
-    errs: Any = None
-    try:
-        if type(value) is not dict:
-            (errs := errs or []).append(('root', 'map', value))
-        else:
-            if len(value) != 2:
-                raise _Slow
-            try:
-                f1 = value['sentiment']
-                f2 = value['score']
-            except KeyError:
-                raise _Slow from None
-            try:
-                r3 = _fast_t1(f1)
-            except ValidationError as exc:
-                errs = _nest(errs, 'sentiment', exc.errors, 'root')
-                r3 = f1
-            if r3 is not f1:
-                raise _Slow  # a nested value needs normalising
-            if type(f2) is not float and type(f2) is not int:
-                (errs := errs or []).append(('score', 'float', f2))
-            else:
-                if f2 < 0 or f2 > 1:
-                    if f2 < 0:
-                        (errs := errs or []).append(('score', 3, ' is less than the minimum 0', f2))
-                    if f2 > 1:
-                        (errs := errs or []).append(('score', 3, ' is greater than the maximum 1', f2))
-    except _Slow:  # a case for the runtime's validator, the reference semantics
+    if type(value) is not dict:
+        raise ValidationError(_OUT_classify, value, _TYPES)
+    if len(value) != 2:
         return _slow(_OUT_classify, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
+    try:
+        f1 = value['sentiment']
+        f2 = value['score']
+    except KeyError:
+        return _slow(_OUT_classify, value, _TYPES)
+    r3 = _fast_t1(f1)
+    if r3 is _BAD:
+        raise ValidationError(_OUT_classify, value, _TYPES)
+    if r3 is not f1:  # a nested value normalised
+        return _slow(_OUT_classify, value, _TYPES)
+    if type(f2) is not float and type(f2) is not int:
+        raise ValidationError(_OUT_classify, value, _TYPES)
+    if f2 < 0 or f2 > 1:
+        raise ValidationError(_OUT_classify, value, _TYPES)
     return value
 
 
@@ -111,45 +91,35 @@ _IN_act_on_sentiment: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentime
 
 def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
     """The output of `act_on_sentiment`, normalised; ValidationError lists every error."""
-    errs: Any = None
+    if type(value) is not dict:
+        raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
+    m8: Any = value
+    if len(value) != 3:
+        m8 = {'action': _MISS, 'priority': 3, 'note': None, **value}
+        if len(m8) != 3 or m8['action'] is _MISS:  # missing, extra, folded or ambiguous keys
+            return _slow(_OUT_act_on_sentiment, value, _TYPES)
     try:
-        m8: Any = value
-        if type(value) is not dict:
-            (errs := errs or []).append(('root', 'map', value))
-        else:
-            if len(value) != 3:
-                m8 = {'action': _MISS, 'priority': 3, 'note': None, **value}
-                if len(m8) != 3 or m8['action'] is _MISS:
-                    raise _Slow  # missing, extra, folded or ambiguous keys
-            try:
-                f5 = m8['action']
-                f6 = m8['priority']
-                f7 = m8['note']
-            except KeyError:
-                raise _Slow from None
-            if type(f5) is not str or f5 not in _E9:
-                (errs := errs or []).append(('action', 2, 'expected one of "thank", "escalate", "ignore", got ', f5))
-            try:
-                r10 = _fast_t2(f6)
-            except ValidationError as exc:
-                errs = _nest(errs, 'priority', exc.errors, 'root')
-                r10 = f6
-            if r10 is not f6:
-                raise _Slow  # a nested value needs normalising
-            if f7 is not None:
-                if type(f7) is not str:
-                    (errs := errs or []).append(('note', 'string', f7))
-            if m8 is not value:
-                if len(value) + ('note' not in value) == 3:
-                    m8 = value  # nothing filled in
-                else:
-                    if 'note' not in value:
-                        del m8['note']
-    except _Slow:  # a case for the runtime's validator, the reference semantics
+        f5 = m8['action']
+        f6 = m8['priority']
+        f7 = m8['note']
+    except KeyError:
         return _slow(_OUT_act_on_sentiment, value, _TYPES)
-    # Raised here, not inside the `try`: an exception leaving a `try` costs its handler's test.
-    if errs:
-        raise ValidationError(errs)
+    if type(f5) is not str or f5 not in _E9:
+        raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
+    r10 = _fast_t2(f6)
+    if r10 is _BAD:
+        raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
+    if r10 is not f6:  # a nested value normalised
+        return _slow(_OUT_act_on_sentiment, value, _TYPES)
+    if f7 is not None:
+        if type(f7) is not str:
+            raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
+    if m8 is not value:
+        if len(value) + ('note' not in value) == 3:
+            m8 = value  # nothing filled in
+        else:
+            if 'note' not in value:
+                del m8['note']
     return m8
 
 
