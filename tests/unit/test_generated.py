@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -595,3 +596,24 @@ def _agree(module: Any, index: int, descriptor: Any, types: dict[str, Any], valu
         assert parsed == expected
     elif parsed is not None:
         assert validate(parsed) == parsed
+
+
+def test_float_bounds_hold_exactly(tmp_path: Path) -> None:
+    """A float field's whole-number bound is compared as a float only where that is exact:
+    2**64 + 1 and 10**400 are not floats, and the checks keep them as they are."""
+    big = 2**64 + 1
+    fields = f"x :float @max({big}), y :float @min(0) @max(1), z :float @min(-{10**400})"
+    spec = f"signature s() -> {{{fields}}}\n"
+    module, project = generate(tmp_path, spec, "bounds")
+    descriptor = output_descriptor(project.signature("s"))
+    for x in (big, big + 1, float(2**64), 2.0**65):
+        for y in (0, 1, 0.0, 1.0, -0.0, 1.5, -1, 2):
+            _, errors, _ = check(descriptor, {"x": x, "y": y, "z": 0}, {})
+            try:
+                module.validate_s({"x": x, "y": y, "z": 0}, _refuse)
+            except module.ValidationError as exc:
+                assert errors and exc.errors == errors, (x, y)
+            else:
+                assert not errors, (x, y)
+    source = Path(module.__file__).read_text(encoding="utf-8")
+    assert re.search(r"if (f\d+) < 0\.0 or \1 > 1\.0:", source)  # the specialised comparison

@@ -69,7 +69,7 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
         if f5 is not None:
             if type(f5) is not float and type(f5) is not int:
                 raise ValidationError(_OUT_extract_products, value, _TYPES)
-            if f5 < 0:
+            if f5 < 0.0:
                 raise ValidationError(_OUT_extract_products, value, _TYPES)
         if type(f6) is not list:
             raise ValidationError(_OUT_extract_products, value, _TYPES)
