@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import pickle
 import re
 import subprocess
 import sys
@@ -365,6 +366,9 @@ def test_invalid_values_are_rejected_without_the_runtime(tmp_path: Path) -> None
     ]
     assert caught.value.errors is caught.value.errors  # found once, when first read
     assert str(caught.value).startswith("rows.0.name: does not match")
+    assert repr(caught.value) == f"ValidationError({caught.value.errors!r})"
+    fresh = pickle.loads(pickle.dumps(module.ValidationError(descriptor, value, types)))
+    assert fresh.errors == caught.value.errors  # as a process pool sends it back
     # Left to the runtime: a value @fallback or @clamp may yet mend.
     for key, wrong in (("safe", "x"), ("level", 2.0)):
         with pytest.raises(AssertionError, match="the runtime was asked"):

@@ -51,6 +51,9 @@ class ValidationError(ValueError):
         more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
         return shown + more
 
+    def __repr__(self) -> str:  # the errors, not a generated validator's descriptor
+        return f"{type(self).__name__}({self.errors!r})"
+
 
 class ReplyError(ValueError):
     """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
