@@ -57,6 +57,11 @@ try {
 } catch (e) {
   if (e instanceof ValidationError) out["invalid"] = e.errors;
 }
+try {
+  validateClassify({ sentiment: "positive", score: NaN });
+} catch (e) {
+  if (e instanceof ValidationError) out["nan"] = e.errors;
+}
 out["parsed"] = parseClassify('<answer>{"sentiment": "neutral", "score": 0.5}</answer>').value;
 console.log(JSON.stringify(out));
 """
@@ -87,6 +92,7 @@ def test_examples_compile_with_tsc_and_the_client_runs(tmp_path: Path) -> None:
     assert "- sentiment: One of: positive, negative, neutral" in out["secondPrompt"]
     assert out["failure"] == [2, [["root", "no JSON found in the reply"]]]
     assert out["invalid"] == [["score", "2 is greater than the maximum 1"]]
+    assert out["nan"] == [["score", "expected a finite number, got nan"]]  # as in Python
     assert out["parsed"] == {"sentiment": "neutral", "score": 0.5}
 
 

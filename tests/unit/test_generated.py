@@ -620,4 +620,36 @@ def test_float_bounds_hold_exactly(tmp_path: Path) -> None:
             else:
                 assert not errors, (x, y)
     source = Path(module.__file__).read_text(encoding="utf-8")
-    assert re.search(r"if (f\d+) < 0\.0 or \1 > 1\.0:", source)  # the specialised comparison
+    specialised = r"if not (f\d+) >= 0\.0 or not \1 <= 1\.0:"  # float with float
+    assert re.search(specialised, source)
+
+
+NON_FINITE_SPEC = """
+type Score = :float
+signature n() -> {
+  a :float = 0, b :float = 0 @min(0), c :float = 0 @min(0) @max(1), d :float?,
+  e :float | :string = 0, f Score = 0, g [:float] = [], h :float = 0.5 @clamp(0, 1),
+  i :int = 0 @min(0) @max(5)
+}
+"""
+
+
+def test_nan_and_infinities_are_no_numbers(tmp_path: Path) -> None:
+    """NaN passes every comparison, so it would pass @min and @max; neither it nor an
+    infinity is a JSON number. Rejected wherever a float may stand (unbounded, bounded on one
+    side or both, optional, in a union, a named type, a list), by the generated code itself
+    (but under @clamp, which is the runtime's), with the runtime's errors."""
+    module, project = generate(tmp_path, NON_FINITE_SPEC, "finite")
+    descriptor = output_descriptor(project.signature("n"))
+    types = type_descriptors(project, list(project.types))
+    valid = {"a": -0.0, "b": 2, "c": 1.0, "d": None, "e": "x", "f": 3.5, "g": [1, 0.5], "h": 1}
+    assert module.validate_n(valid, _refuse) == check(descriptor, valid, types)[0]
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        for key in "abcdefghi":
+            value = {**valid, key: [bad] if key == "g" else bad}
+            with pytest.raises(module.ValidationError) as caught:
+                module.validate_n(value, module._rt.validate if key == "h" else _refuse)
+            _, errors, _ = check(descriptor, value, types)
+            assert errors and caught.value.errors == errors, (key, bad)
+    _, errors, _ = check(descriptor, {**valid, "c": float("nan")}, types)
+    assert errors == [("c", "expected a finite number, got nan")]

@@ -332,7 +332,11 @@ class Checker {
   }
 
   private float(v: unknown, path: string): unknown {
-    if (isNumber(v)) return v;
+    if (isNumber(v)) {
+      if (Number.isFinite(num(v))) return v;
+      // No JSON number, and NaN would pass every @min and @max.
+      return this.fail(path, `expected a finite number, got ${floatRepr(num(v))}`);
+    }
     if (this.lenient) {
       const coerced = this.numberText(v, path, false);
       if (coerced !== INVALID) return coerced;

@@ -33,14 +33,18 @@ _TYPE_TEST = {
 }
 # Constraint keyword: (the type its guard tests, the failing test; `{v}` the value, `{b}` the
 # bound), as runtime/validate.py `_scalar_constraint` tests it.
+# Bounds are tested negated, so that NaN (every comparison false) fails them too.
 _RULES = {
-    "minimum": ("number", "{v} < {b}"),
-    "maximum": ("number", "{v} > {b}"),
+    "minimum": ("number", "not {v} >= {b}"),
+    "maximum": ("number", "not {v} <= {b}"),
     "minLength": ("text", "len({v}) < {b}"),
     "maxLength": ("text", "len({v}) > {b}"),
     "minItems": ("items", "len({v}) < {b}"),
     "maxItems": ("items", "len({v}) > {b}"),
 }
+# NaN and the infinities are no JSON numbers: for them (and only them) v - v is not 0 (it is
+# NaN). A float subtraction and comparison, both of which CPython specialises.
+_NOT_FINITE = "{v} - {v} != 0.0"
 _NUMBERS = frozenset({"int", "float"})
 _STRINGS = frozenset({"string", "keyword", "datetime"})
 
@@ -97,6 +101,9 @@ class FastPaths:
     # True where the caller needs the value itself back (a list item, a field of a map kept
     # as it is): a map that would need a new dict goes to the runtime instead.
     same: bool = False
+    # True for a float field whose constraints test both bounds: their negated comparisons
+    # fail NaN and the infinities too, so the float's own finiteness test is left out.
+    bounded: bool = False
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -104,11 +111,11 @@ class FastPaths:
 
     def body(self, t: ir.TypeRef, v: str, ind: int, *, exits: Exits) -> tuple[str, str]:
         """(checks of `v` against `t`, leaving by `exits`; the normalised value's expression)."""
-        saved = self.exits, self.sure, self.same
-        self.exits, self.sure, self.same = exits, True, False
+        saved = self.exits, self.sure, self.same, self.bounded
+        self.exits, self.sure, self.same, self.bounded = exits, True, False, False
         code = Code()
         result = self.gen(t, v, code, ind)
-        self.exits, self.sure, self.same = saved
+        self.exits, self.sure, self.same, self.bounded = saved
         return "\n".join(code.lines), result
 
     def named_function(self, type_name: str) -> str:
@@ -172,6 +179,13 @@ class FastPaths:
                 after(code, ind)
         elif kind == "datetime":
             self.check(f"type({v}) is not str or not _is_datetime({v})", code, ind, after=after)
+        elif kind == "float" and not self.bounded:
+            self.check(
+                _TYPE_TEST[kind].format(v=v),
+                code,
+                ind,
+                after=lambda c, i: self.check(_NOT_FINITE.format(v=v), c, i, after=after),
+            )
         else:
             self.check(_TYPE_TEST[kind].format(v=v), code, ind, after=after)
 
@@ -216,6 +230,8 @@ class FastPaths:
         kinds = {type(x) for x in values}
         if len(prims) == len(members) and not {"any", "datetime"} & set(prims):
             failing = " and ".join(f"({_TYPE_TEST[kind].format(v=v)})" for kind in prims)
+            if "float" in prims:
+                failing += f" or type({v}) is float and {_NOT_FINITE.format(v=v)}"
             self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
             name = self.fresh("_E")
@@ -342,14 +358,19 @@ class FastPaths:
 
     def field_value(self, f: ir.Field, v: str, code: Code, ind: int) -> str:
         """A present field's value: its type, then (when that held) its constraints."""
-        saved = self.sure, self.same
+        saved = self.sure, self.same, self.bounded
         self.same = True
         self.sure = self.sure and not f.fallback  # @fallback may replace it: the runtime's
+        keywords = {keyword for keyword, _ in constraint_pairs(f)}
+        inner = f.type.inner if isinstance(f.type, ir.Optional) else f.type
+        self.bounded = inner == ir.Prim("float") and (
+            f.clamp is not None or {"minimum", "maximum"} <= keywords
+        )
         after: After | None = None
         if f.constraints or f.clamp is not None:
             after = lambda c, i: self.constraints(f, v, c, i)  # noqa: E731
         result = self.gen(f.type, v, code, ind, after=after)
-        self.sure, self.same = saved
+        self.sure, self.same, self.bounded = saved
         return result
 
     def constraints(self, f: ir.Field, v: str, code: Code, ind: int) -> None:

@@ -235,8 +235,10 @@ class Checker:
 
     def _float(self, d: Descriptor, v: Any, path: str) -> Any:
         t = type(v)
-        if t is float or t is int:
+        if t is int or (t is float and v - v == 0.0):  # v - v: NaN for NaN and infinities
             return v
+        if t is float:  # no JSON number, and NaN would pass every @min and @max
+            return self.fail(path, f"expected a finite number, got {v!r}")
         if self.lenient:
             coerced = self._number_text(v, path, want_int=False)
             if coerced is not _INVALID:

@@ -81,7 +81,7 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
         raise ValidationError(_OUT_agent_step, value, _TYPES)
     if type(f3) is not float and type(f3) is not int:
         raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if f3 < 0.0 or f3 > 1.0:
+    if not f3 >= 0.0 or not f3 <= 1.0:
         return _slow(_OUT_agent_step, value, _TYPES)
     if type(f4) is not list:
         raise ValidationError(_OUT_agent_step, value, _TYPES)

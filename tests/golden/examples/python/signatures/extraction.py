@@ -69,7 +69,9 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
         if f5 is not None:
             if type(f5) is not float and type(f5) is not int:
                 raise ValidationError(_OUT_extract_products, value, _TYPES)
-            if f5 < 0.0:
+            if f5 - f5 != 0.0:
+                raise ValidationError(_OUT_extract_products, value, _TYPES)
+            if not f5 >= 0.0:
                 raise ValidationError(_OUT_extract_products, value, _TYPES)
         if type(f6) is not list:
             raise ValidationError(_OUT_extract_products, value, _TYPES)
@@ -146,11 +148,15 @@ def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
         if type(f20) is not int:
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if f20 < 1:
+        if not f20 >= 1:
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
         if type(f21) is not float and type(f21) is not int:
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if f21 - f21 != 0.0:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
         if type(f22) is not float and type(f22) is not int:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if f22 - f22 != 0.0:
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if len(f12) < 1:
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
@@ -158,6 +164,8 @@ def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
         if type(f13) is not str:
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if type(f14) is not float and type(f14) is not int:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if f14 - f14 != 0.0:
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if m15 is not value:
         m15 = value  # nothing filled in

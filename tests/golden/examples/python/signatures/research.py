@@ -72,7 +72,7 @@ def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
             raise ValidationError(_OUT_rank_results, value, _TYPES)
         if type(f4) is not float and type(f4) is not int:
             raise ValidationError(_OUT_rank_results, value, _TYPES)
-        if f4 < 0.0 or f4 > 1.0:
+        if not f4 >= 0.0 or not f4 <= 1.0:
             return _slow(_OUT_rank_results, value, _TYPES)
     return value
 

@@ -67,7 +67,7 @@ def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
         return _slow(_OUT_classify, value, _TYPES)
     if type(f2) is not float and type(f2) is not int:
         raise ValidationError(_OUT_classify, value, _TYPES)
-    if f2 < 0.0 or f2 > 1.0:
+    if not f2 >= 0.0 or not f2 <= 1.0:
         raise ValidationError(_OUT_classify, value, _TYPES)
     return value
 
