@@ -626,30 +626,43 @@ def test_float_bounds_hold_exactly(tmp_path: Path) -> None:
 
 NON_FINITE_SPEC = """
 type Score = :float
+type Open = {a :int, ...}
 signature n() -> {
   a :float = 0, b :float = 0 @min(0), c :float = 0 @min(0) @max(1), d :float?,
   e :float | :string = 0, f Score = 0, g [:float] = [], h :float = 0.5 @clamp(0, 1),
-  i :int = 0 @min(0) @max(5)
+  i :int = 0 @min(0) @max(5), j :any?, k :map?, l :map | :string = "x", m Open?
 }
 """
+# How each field holds a bad number: in place, or inside (a list, a map, an extra field).
+HOLD = {"g": lambda x: [x], "j": lambda x: [{"y": x}], "k": lambda x: {"y": [x]}}
+HOLD |= {"l": lambda x: {"y": x}, "m": lambda x: {"a": 1, "y": x}}
 
 
 def test_nan_and_infinities_are_no_numbers(tmp_path: Path) -> None:
     """NaN passes every comparison, so it would pass @min and @max; neither it nor an
-    infinity is a JSON number. Rejected wherever a float may stand (unbounded, bounded on one
-    side or both, optional, in a union, a named type, a list), by the generated code itself
-    (but under @clamp, which is the runtime's), with the runtime's errors."""
+    infinity is a JSON number. Rejected wherever a number may stand (a float unbounded,
+    bounded on one side or both, optional, in a union, a named type, a list; anywhere inside
+    `:any`, `:map` and an open map's extra field), by the generated code itself (but under
+    @clamp and in an open map's extra field, which are the runtime's), with the runtime's
+    errors."""
     module, project = generate(tmp_path, NON_FINITE_SPEC, "finite")
     descriptor = output_descriptor(project.signature("n"))
     types = type_descriptors(project, list(project.types))
     valid = {"a": -0.0, "b": 2, "c": 1.0, "d": None, "e": "x", "f": 3.5, "g": [1, 0.5], "h": 1}
-    assert module.validate_n(valid, _refuse) == check(descriptor, valid, types)[0]
+    valid |= {"j": [{"y": 1.5}], "k": {"y": [2.5]}, "l": {"y": 0.5}, "m": {"a": 1, "y": 0.5}}
+    assert module.validate_n(valid, module._rt.validate) == check(descriptor, valid, types)[0]
     for bad in (float("nan"), float("inf"), float("-inf")):
-        for key in "abcdefghi":
-            value = {**valid, key: [bad] if key == "g" else bad}
+        for key in "abcdefghijklm":
+            value = {**valid, key: HOLD.get(key, lambda x: x)(bad)}
+            runtime = key in "hm"  # @clamp; an open map's extra field
             with pytest.raises(module.ValidationError) as caught:
-                module.validate_n(value, module._rt.validate if key == "h" else _refuse)
+                module.validate_n(value, module._rt.validate if runtime else _refuse)
             _, errors, _ = check(descriptor, value, types)
             assert errors and caught.value.errors == errors, (key, bad)
-    _, errors, _ = check(descriptor, {**valid, "c": float("nan")}, types)
-    assert errors == [("c", "expected a finite number, got nan")]
+    _, errors, _ = check(
+        descriptor, {**valid, "c": float("nan"), "k": {"y": [float("inf")]}}, types
+    )
+    assert errors == [
+        ("c", "expected a finite number, got nan"),
+        ("k.y.0", "expected a finite number, got inf"),
+    ]

@@ -174,9 +174,10 @@ class FastPaths:
                 assert_never(t)
 
     def prim(self, kind: str, v: str, code: Code, ind: int, *, after: After | None) -> None:
-        if kind == "any":
-            if after is not None:
-                after(code, ind)
+        if kind == "any":  # any JSON value: no NaN or infinity inside
+            self.check(f"not _finite({v})", code, ind, after=after)
+        elif kind == "map":
+            self.check(f"type({v}) is not dict or not _finite({v})", code, ind, after=after)
         elif kind == "datetime":
             self.check(f"type({v}) is not str or not _is_datetime({v})", code, ind, after=after)
         elif kind == "float" and not self.bounded:
@@ -232,6 +233,8 @@ class FastPaths:
             failing = " and ".join(f"({_TYPE_TEST[kind].format(v=v)})" for kind in prims)
             if "float" in prims:
                 failing += f" or type({v}) is float and {_NOT_FINITE.format(v=v)}"
+            if "map" in prims:
+                failing += f" or type({v}) is dict and not _finite({v})"
             self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
             name = self.fresh("_E")

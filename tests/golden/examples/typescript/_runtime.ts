@@ -301,7 +301,7 @@ class Checker {
       case "bool":
         return this.bool(v, path);
       case "any":
-        return v;
+        return this.free(v, path);
       case "object":
         return this.object(v, path);
       case "lit":
@@ -368,9 +368,29 @@ class Checker {
   }
 
   private object(v: unknown, path: string): unknown {
-    if (isMap(v)) return v;
+    if (isMap(v)) return this.free(v, path);
     const decoded = this.decoded(v, "map", path);
-    return decoded !== INVALID ? decoded : this.fail(path, `expected map, got ${kindOf(v)}`);
+    return decoded !== INVALID ? this.free(decoded, path) : this.fail(path, `expected map, got ${kindOf(v)}`);
+  }
+
+  /** A value no type describes (`:any`, `:map`, an open map's extra field): any JSON value,
+   * and NaN and the infinities are none (a reply's 1e999 parses to Infinity). */
+  private free(v: unknown, path: string): unknown {
+    let ok = true;
+    const visit = (x: unknown, where: string): void => {
+      if (isNumber(x)) {
+        if (!Number.isFinite(num(x))) {
+          this.fail(where, `expected a finite number, got ${floatRepr(num(x))}`);
+          ok = false;
+        }
+      } else if (Array.isArray(x)) {
+        x.forEach((item, index) => visit(item, at(where, index)));
+      } else if (isMap(x)) {
+        for (const [key, item] of Object.entries(x)) visit(item, at(where, key));
+      }
+    };
+    visit(v, path);
+    return ok ? v : INVALID;
   }
 
   private enum(d: Descriptor, v: unknown, path: string): unknown {
@@ -461,7 +481,11 @@ class Checker {
       for (const key of extras) this.fail(at(path, key), "unexpected field (the map is closed)");
       return INVALID;
     }
-    for (const key of extras) put(out, key, given[key]);
+    for (const key of extras) {
+      const kept = this.free(given[key], at(path, key));
+      put(out, key, kept);
+      ok = kept !== INVALID && ok;
+    }
     return ok ? out : INVALID;
   }
 

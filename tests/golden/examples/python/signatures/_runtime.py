@@ -18,7 +18,7 @@ from __future__ import annotations
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
     Descriptor = tuple[Any, ...]
@@ -163,6 +163,31 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def all_finite(v: Any) -> bool:
+    """No NaN or infinity anywhere in `v` (a float's v - v is 0.0 only when it is finite)."""
+    t = type(v)
+    if t is float:
+        return bool(v - v == 0.0)
+    if t is dict:
+        return all(map(all_finite, v.values()))
+    if t is list:
+        return all(map(all_finite, v))
+    return True
+
+
+def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
+    """Where `v` holds NaN or an infinity, and which: looked for only once one is known."""
+    t = type(v)
+    if t is float and v - v != 0.0:
+        yield path, v
+    elif t is dict:
+        for key, item in v.items():
+            yield from _non_finite(item, _at(path, key))
+    elif t is list:
+        for index, item in enumerate(v):
+            yield from _non_finite(item, _at(path, index))
+
+
 def _key_groups(v: dict[str, Any]) -> dict[str, list[str]] | None:
     """The map's keys by their folded form (`-` read as `_`); two keys in one group are an
     ambiguity. None when no key has a `-` (most maps): then every key is its own group, and
@@ -271,17 +296,26 @@ class Checker:
         return self.fail(path, f"expected bool, got {kind_of(v)}")
 
     def _any(self, d: Descriptor, v: Any, path: str) -> Any:
-        return v
+        return self._free(v, path)
 
     def _object(self, d: Descriptor, v: Any, path: str) -> Any:
         if type(v) is dict:
-            return v
+            return self._free(v, path)
         decoded = self._decoded(v, dict, path)
         return (
-            decoded
+            self._free(decoded, path)
             if decoded is not _INVALID
             else self.fail(path, f"expected map, got {kind_of(v)}")
         )
+
+    def _free(self, v: Any, path: str) -> Any:
+        """A value no type describes (`:any`, `:map`, an open map's extra field): any JSON
+        value, and NaN and the infinities are none (a reply's 1e999 decodes to infinity)."""
+        if all_finite(v):
+            return v
+        for where, number in _non_finite(v, path):
+            self.fail(where, f"expected a finite number, got {number!r}")
+        return _INVALID
 
     def _lit(self, d: Descriptor, v: Any, path: str) -> Any:
         if type(v) is type(d[1]) and v == d[1]:
@@ -376,7 +410,8 @@ class Checker:
                 self.fail(_at(path, key), "unexpected field (the map is closed)")
             return _INVALID
         for key in extras:
-            out[key] = v[key]
+            out[key] = self._free(v[key], _at(path, key))
+            ok = out[key] is not _INVALID and ok
         return out if ok else _INVALID
 
     def _field(

@@ -20,6 +20,7 @@ _MISS: Any = object()
 _SLOW: Any = object()  # a named type's function: "the runtime's to decide"
 _BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
+_finite = _rt.all_finite
 
 # validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
 # not keyword-only: CPython specialises calls of such functions, and a call costs a third of
