@@ -666,3 +666,33 @@ def test_nan_and_infinities_are_no_numbers(tmp_path: Path) -> None:
         ("c", "expected a finite number, got nan"),
         ("k.y.0", "expected a finite number, got inf"),
     ]
+
+
+def test_lists_of_plain_items_decide_as_item_by_item() -> None:
+    """The runtime checks a list of strings, ints, bools or floats at C speed when every item
+    is of the kind; what is left (a wrong item, NaN, an overflowing sum, a huge int beside a
+    float, coercions in lenient mode) is decided item by item, with paths."""
+    cases: list[tuple[str, list[Any], list[Any]]] = [
+        ("float", [1e308, 1e308], []),  # the sum overflows; each item is fine
+        ("float", [10**400, 1.5], []),  # int satisfies float, however large
+        ("float", [0.5, float("nan")], [("1", "expected a finite number, got nan")]),
+        (
+            "float",
+            [float("inf"), float("-inf")],
+            [
+                ("0", "expected a finite number, got inf"),
+                ("1", "expected a finite number, got -inf"),
+            ],
+        ),
+        ("int", [1, True], [("1", "expected int, got bool")]),
+        ("bool", [True, 1], [("1", "expected bool, got int")]),
+        ("str", ["a", 1.5], [("1", "expected string, got float")]),
+        ("str", [], []),
+    ]
+    for kind, items, errors in cases:
+        value, found, _ = check(("list", (kind,)), items, {})
+        assert found == errors, (kind, items)
+        if not errors:
+            assert value == items and value is not items  # a copy, as item by item
+    value, _, repairs = check(("list", ("int",)), [1, "2"], {}, lenient=True)
+    assert value == [1, 2] and repairs == [("1", "coerced string '2' to a number")]

@@ -187,6 +187,33 @@ def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
             yield from _non_finite(item, _at(path, index))
 
 
+# List items of these kinds whose types are these are valid as they are, in either mode (no
+# coercion applies to them): such a list is checked at C speed, without a path per item.
+_PLAIN_ITEMS = {
+    "str": frozenset({str}),
+    "keyword": frozenset({str}),
+    "int": frozenset({int}),
+    "bool": frozenset({bool}),
+    "float": frozenset({int, float}),
+}
+
+
+def _plain(kind: str, items: list[Any]) -> bool:
+    """Every item of the kind, found without a Python step per item. Floats must be finite
+    too: their sum is finite only if every one is (an overflowing sum, or a huge int, takes
+    the item-by-item way, which decides exactly)."""
+    types = {*map(type, items)}
+    if not types <= _PLAIN_ITEMS[kind]:
+        return False
+    if kind != "float" or float not in types:
+        return True
+    try:
+        total = sum(items)
+    except OverflowError:
+        return False
+    return bool(total - total == 0.0)
+
+
 def _key_groups(v: dict[str, Any]) -> dict[str, list[str]] | None:
     """The map's keys by their folded form (`-` read as `_`); two keys in one group are an
     ambiguity. None when no key has a `-` (most maps): then every key is its own group, and
@@ -373,6 +400,8 @@ class Checker:
                 return self.fail(path, f"expected list, got {kind_of(v)}")
             v = decoded
         item = d[1]
+        if item[0] in _PLAIN_ITEMS and _plain(item[0], v):  # no path, no call per item
+            return list(v)
         out = []
         ok = True
         for index, element in enumerate(v):
