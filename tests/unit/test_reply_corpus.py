@@ -5,16 +5,19 @@ script's own scoring, so the figures it prints and the tests cannot disagree."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import sys
 from typing import Any
 
 import pytest
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "bench"))
-import accuracy  # bench/ is no package: found by the path above
+# bench/ is no package, and its folder stays off sys.path (its modules' names are generic).
+_SPEC = importlib.util.spec_from_file_location("bench_accuracy", ROOT / "bench" / "accuracy.py")
+assert _SPEC is not None and _SPEC.loader is not None
+accuracy = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(accuracy)
 
 CORPUS = ROOT / "bench" / "corpus"
 CASES = [json.loads(line) for line in (CORPUS / "replies.jsonl").read_text("utf-8").splitlines()]
