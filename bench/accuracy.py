@@ -51,10 +51,16 @@ BAML = "BAML (b.parse)"
 def signatures(sig_file: Path) -> dict[str, tuple[Any, Any]]:
     loaded = load([sig_file])
     if loaded.has_errors:
-        sys.exit(f"{sig_file}: has errors; run sigspec lint")
+        _give_up(f"{sig_file}: has errors; run sigspec lint")
     project = loaded.project
     types = type_descriptors(project, list(project.types))
     return {sig.name: (output_descriptor(sig), types) for sig in project.signatures}
+
+
+def _give_up(message: str) -> None:
+    """A bad input file: its problem, and exit code 2 (usage or config), as sigspec's CLI."""
+    print(message, file=sys.stderr)
+    sys.exit(2)
 
 
 def ours(name: str, text: str, descriptor: Any, types: Any) -> Any:
@@ -121,9 +127,10 @@ def baml(baml_file: Path) -> Parser | None:
     source = generator + baml_file.read_text("utf-8")
     (root / "baml_src" / "main.baml").write_text(source, "utf-8")
     cli = shutil.which("baml-cli", path=str(Path(sys.executable).parent)) or "baml-cli"
-    subprocess.run(
-        [cli, "generate", "--from", str(root / "baml_src")], check=True, capture_output=True
-    )
+    command = [cli, "generate", "--from", str(root / "baml_src")]
+    done = subprocess.run(command, check=False, capture_output=True, text=True)
+    if done.returncode:
+        _give_up(f"{baml_file}: baml-cli generate failed:\n{done.stdout}{done.stderr}")
     sys.path.insert(0, str(root))
     client = importlib.import_module("baml_client").b
 
@@ -180,6 +187,9 @@ def main() -> None:
     options.add_argument("--sig", type=Path, default=HERE / "corpus" / "corpus.sig")
     options.add_argument("--baml", type=Path, default=HERE / "corpus" / "corpus.baml")
     args = options.parse_args()
+    for path in (args.corpus, args.sig, args.baml):
+        if not path.is_file():
+            options.error(f"{path}: no such file")
     sigs = signatures(args.sig)
     cases = [json.loads(line) for line in args.corpus.read_text("utf-8").splitlines() if line]
     accepting = sum(case["accept"] for case in cases)
