@@ -35,7 +35,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from sigspec import load
 from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
@@ -57,7 +57,7 @@ def signatures(sig_file: Path) -> dict[str, tuple[Any, Any]]:
     return {sig.name: (output_descriptor(sig), types) for sig in project.signatures}
 
 
-def _give_up(message: str) -> None:
+def _give_up(message: str) -> NoReturn:
     """A bad input file: its problem, and exit code 2 (usage or config), as sigspec's CLI."""
     print(message, file=sys.stderr)
     sys.exit(2)
