@@ -233,10 +233,11 @@ def _tag_bodies(text: str) -> list[str]:
     # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or more.
     for match in _TAG.finditer(text):
         closing, name = match.groups()
-        starts = open_at.get(name.lower())
+        name = name.lower()
+        starts = open_at.get(name)
         if not closing:
             if starts is None:
-                open_at[name.lower()] = [match.end()]
+                open_at[name] = [match.end()]
             else:
                 starts.append(match.end())
         elif starts:
