@@ -18,8 +18,8 @@ from pathlib import Path
 from types import FrameType
 
 from sigspec import SignatureError, load, parse_signature
-from sigspec.fmt.run import format_source
-from sigspec.source import SourceFile
+from sigspec.diagnostics.source import SourceFile
+from sigspec.syntax.fmt.run import format_source
 
 ROOT = Path(__file__).resolve().parents[1]
 PIECES = [

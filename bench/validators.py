@@ -23,7 +23,7 @@ import fastjsonschema
 import msgspec
 
 from sigspec import load
-from sigspec.compiler import compile_project
+from sigspec.compiler.generate import compile_project
 from sigspec.emit.jsonschema import output_schema
 
 SPEC = """

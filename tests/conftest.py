@@ -21,7 +21,7 @@ def write_python_package(
     """Compile `text` (as `root/p.sig`) with the python target: (the folder to import from,
     the project)."""
     from sigspec import load
-    from sigspec.compiler import compile_project
+    from sigspec.compiler.generate import compile_project
 
     (root / "p.sig").write_text(text, encoding="utf-8")
     loaded = load([root / "p.sig"])
@@ -58,6 +58,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="Rewrite tests/golden from the current compiler output.",
     )
+
+
+@pytest.fixture(scope="session")
+def examples_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The examples compiled once with every target, by the real command (the goldens hold
+    the same files, less the runtime copies: test_compile checks both)."""
+    out = tmp_path_factory.mktemp("examples") / "out"
+    result = run_cli("compile", "examples", "-o", str(out), cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
 
 
 @pytest.fixture

@@ -76,8 +76,9 @@ def test_a_failed_write_in_either_writer_leaves_the_old_output(
     reaches the caller and the folder keeps its previous complete output."""
     import pytest
 
-    from sigspec import output
-    from sigspec.emit.base import MANIFEST, Artifact, digest
+    from sigspec.compiler import output
+    from sigspec.emit.base import MANIFEST, Artifact
+    from sigspec.infra.digest import digest
 
     def files(version: int) -> list[Artifact]:
         texts = [Artifact(f"d/f{i}.txt", f"v{version} {i}", "") for i in range(100)]

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -16,15 +17,15 @@ import pytest
 
 from conftest import ROOT, write_python_package
 
-GOLDEN_PYTHON = ROOT / "tests" / "golden" / "examples" / "python"
 GOOD = '{"sentiment": "positive", "score": 0.9}'
 
 
 @pytest.fixture(scope="module")
-def pkg() -> Iterator[dict[str, ModuleType]]:
-    """The golden package's client modules, imported without writing bytecode beside them."""
+def pkg(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
+    """The examples' package's client modules, imported without writing bytecode."""
     sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
-    sys.path.insert(0, str(GOLDEN_PYTHON))
+    folder = str(examples_output / "python")
+    sys.path.insert(0, folder)
     try:
         names = ["sentiment", "summary", "research", "agent", "extraction"]
         modules = {n: importlib.import_module(f"signatures.client.{n}") for n in names}
@@ -32,7 +33,7 @@ def pkg() -> Iterator[dict[str, ModuleType]]:
         modules["models"] = importlib.import_module("signatures.models.sentiment")
         yield modules
     finally:
-        sys.path.remove(str(GOLDEN_PYTHON))
+        sys.path.remove(folder)
         sys.dont_write_bytecode = before
         for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
             del sys.modules[name]
@@ -53,7 +54,7 @@ class Script:
 def test_templates_render_as_the_prompt_files(pkg: dict[str, ModuleType]) -> None:
     """A client module stores its prompts with their common paragraphs named once and no
     header comment: each template still renders exactly as the prompts target's file."""
-    from sigspec.mustache import render
+    from sigspec.runtime.mustache import render
 
     values = {"text": "a <b> {{c}}", "errors": [{"path": "p", "message": "m"}], "reply": "r"}
     checked = 0
@@ -71,7 +72,8 @@ def test_templates_render_as_the_prompt_files(pkg: dict[str, ModuleType]) -> Non
                 assert render(stored, values) == render(text, values)
                 checked += 1
     assert checked >= 20
-    assert "_TEXT_1 = " in (GOLDEN_PYTHON / "signatures" / "client" / "sentiment.py").read_text()
+    client = pkg["sentiment"].__file__
+    assert client is not None and "_TEXT_1 = " in Path(client).read_text()
 
 
 def test_retry_with_feedback_then_success(pkg: dict[str, ModuleType]) -> None:
@@ -371,7 +373,7 @@ def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
         server.close()
 
 
-def test_importing_a_client_loads_no_models_validators_or_http() -> None:
+def test_importing_a_client_loads_no_models_validators_or_http(examples_output: Path) -> None:
     """What keeps importing 1,000 clients cheap: the rest loads on a function's first call."""
     import subprocess
 
@@ -385,7 +387,7 @@ def test_importing_a_client_loads_no_models_validators_or_http() -> None:
         "print([m for m in heavy[:3] if m in sys.modules])\n"
     )
     result = subprocess.run(
-        [sys.executable, "-I", "-B", "-c", code, str(GOLDEN_PYTHON)],
+        [sys.executable, "-I", "-B", "-c", code, str(examples_output / "python")],
         capture_output=True,
         text=True,
         check=True,

@@ -13,9 +13,8 @@ from importlib.metadata import distribution
 from pathlib import Path
 from typing import Any
 
-from conftest import ROOT
 from sigspec import load
-from sigspec.compiler import compile_project
+from sigspec.compiler.generate import compile_project
 
 HOSTILE = '''\
 ## A node "of a tree" with \\\\ backslash """ triple and {{mustache}}
@@ -102,7 +101,9 @@ def _copy_distribution(name: str, site: Path, done: set[str]) -> None:
         _copy_distribution(wanted.strip(), site, done)
 
 
-def test_the_package_runs_with_only_pydantic_installed(tmp_path: Path) -> None:
+def test_the_package_runs_with_only_pydantic_installed(
+    tmp_path: Path, examples_output: Path
+) -> None:
     env = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env)
     python = env / "bin" / "python"
@@ -132,7 +133,7 @@ step = sentiment.triage(text="t", llm=llm)
 print(json.dumps([step.return_.model_dump(), len(step.turns)]))
 """
     result = subprocess.run(
-        [python, "-I", "-B", "-c", script, str(ROOT / "tests" / "golden" / "examples" / "python")],
+        [python, "-I", "-B", "-c", script, str(examples_output / "python")],
         capture_output=True,
         text=True,
         check=False,

@@ -19,16 +19,71 @@ def compile_examples(out: Path, *extra: str, env: dict[str, str] | None = None) 
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_examples_match_the_goldens(tmp_path: Path, update_goldens: bool) -> None:
-    compile_examples(tmp_path / "out")
-    produced = tree(tmp_path / "out")
+# Copies of sigspec's own runtime in the output: not stored as goldens, but held to their
+# source (test_shipped_runtimes_are_their_source).
+RUNTIME = ROOT / "src" / "sigspec" / "runtime"
+
+
+def is_runtime_copy(path: str) -> bool:
+    folder, _, name = path.rpartition("/")
+    if folder == "typescript":
+        return name == "_runtime.ts"
+    return folder == "python/signatures" and name.startswith("_") and not name.startswith("__")
+
+
+def test_examples_match_the_goldens(examples_output: Path, update_goldens: bool) -> None:
+    produced = {p: data for p, data in tree(examples_output).items() if not is_runtime_copy(p)}
     if update_goldens:
         shutil.rmtree(GOLDEN, ignore_errors=True)
-        shutil.copytree(tmp_path / "out", GOLDEN)
+        shutil.copytree(examples_output, GOLDEN)
+        for path in GOLDEN.rglob("*"):
+            if path.is_file() and is_runtime_copy(path.relative_to(GOLDEN).as_posix()):
+                path.unlink()
     expected = tree(GOLDEN)
     assert sorted(produced) == sorted(expected), "missing or extra golden files"
     stale = [path for path in produced if produced[path] != expected[path]]
     assert stale == [], f"stale goldens (run pytest --update-goldens and review): {stale}"
+
+
+def test_shipped_runtimes_are_their_source(examples_output: Path) -> None:
+    """Each runtime file in the output is its source with a header line; the Python copies
+    differ from it only where one runtime module imports another, and then only in the
+    module's name, which must be the copy of that module in the same package."""
+    out = examples_output
+    copies = sorted(p for p in tree(out) if is_runtime_copy(p))
+    ts = (out / "typescript" / "_runtime.ts").read_text(encoding="utf-8")
+    header, _, body = ts.partition("\n")
+    assert "DO NOT EDIT" in header
+    assert body == (RUNTIME / "runtime.ts").read_text(encoding="utf-8")
+    python = [p for p in copies if p.endswith(".py")]
+    sources = {p.name: p.read_text(encoding="utf-8") for p in RUNTIME.glob("*.py")}
+    sources.pop("__init__.py")
+    source_of_copy: dict[str, str] = {}
+    for copy in python:  # which source each copy is: the one it equals outside imports
+        lines = (out / copy).read_text(encoding="utf-8").splitlines()[1:]
+        found = [
+            name
+            for name, text in sources.items()
+            if len(text.splitlines()) == len(lines)
+            and all(
+                a == b or a.lstrip().startswith("from .")
+                for a, b in zip(lines, text.splitlines(), strict=True)
+            )
+        ]
+        assert len(found) == 1, (copy, found)
+        source_of_copy[Path(copy).stem] = found[0].removesuffix(".py")
+    assert sorted(source_of_copy.values()) == sorted(n.removesuffix(".py") for n in sources)
+    for copy in python:
+        lines = (out / copy).read_text(encoding="utf-8").splitlines()[1:]
+        original = sources[source_of_copy[Path(copy).stem] + ".py"].splitlines()
+        for mine, theirs in zip(lines, original, strict=True):
+            if mine == theirs:
+                continue
+            head, _, names = mine.partition(" import ")
+            source_head, _, source_names = theirs.partition(" import ")
+            assert names == source_names, (copy, mine, theirs)
+            target = head.strip().removeprefix("from .")
+            assert source_of_copy[target] == source_head.strip().removeprefix("from ."), mine
 
 
 def test_goldens_work(tmp_path: Path) -> None:
@@ -52,11 +107,12 @@ def test_goldens_work(tmp_path: Path) -> None:
     assert not validator.is_valid({"sentiment": "positive", "score": 1.5})
     assert not validator.is_valid({"sentiment": "positive", "score": 0.5, "extra": 1})
     manifest = json.loads(files["manifest.json"])
-    from sigspec.emit.base import digest
+    from sigspec.infra.digest import digest
 
     listed = manifest["files"]
-    assert sorted(listed) == sorted(p for p in files if p != "manifest.json")
-    assert all(listed[p] == digest(files[p]) for p in listed)
+    stored = sorted(p for p in files if p != "manifest.json")
+    assert sorted(p for p in listed if not is_runtime_copy(p)) == stored
+    assert all(listed[p] == digest(files[p]) for p in stored)
     names = [s["name"] for s in manifest["signatures"]]
     assert "classify" in names and manifest["pipelines"][0]["steps"] == [
         "classify",
@@ -245,7 +301,7 @@ def test_schema_command(tmp_path: Path) -> None:
     assert run_cli("schema", "examples/sentiment.sig", cwd=ROOT).returncode == 2
 
 
-def test_python_goldens_import_and_validate(tmp_path: Path) -> None:
+def test_python_goldens_import_and_validate(tmp_path: Path, examples_output: Path) -> None:
     """The generated package runs on its own: a fresh interpreter without sigspec's path."""
     script = (
         "import sys; sys.path.insert(0, sys.argv[1])\n"
@@ -267,7 +323,7 @@ def test_python_goldens_import_and_validate(tmp_path: Path) -> None:
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-I", "-B", "-c", script, str(GOLDEN / "python")],
+        [sys.executable, "-I", "-B", "-c", script, str(examples_output / "python")],
         capture_output=True,
         text=True,
         check=False,
@@ -284,10 +340,10 @@ def test_python_goldens_import_and_validate(tmp_path: Path) -> None:
 def test_both_cores_give_the_same_files(monkeypatch: Any) -> None:
     """Large projects emit per-declaration targets and the python target's modules in two
     processes (sigspec/parallel.py); forced on for the examples, every file is the same."""
-    import sigspec.compiler
+    import sigspec.compiler.generate
     import sigspec.emit.python
     from sigspec import load
-    from sigspec.compiler import compile_project
+    from sigspec.compiler.generate import compile_project
 
     loaded = load([ROOT / "examples"])
     targets = ["jsonschema", "providers", "prompts", "python", "manifest"]
@@ -299,7 +355,7 @@ def test_both_cores_give_the_same_files(monkeypatch: Any) -> None:
 
     serial = files()
     assert serial[1], "the examples should give some warnings to compare"
-    monkeypatch.setattr(sigspec.compiler, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(sigspec.compiler.generate, "PARALLEL_FROM", 0)
     monkeypatch.setattr(sigspec.emit.python, "PARALLEL_FROM", 0)
     assert files() == serial  # the manifest too, which lists every file
 
@@ -308,13 +364,13 @@ def test_parsing_in_two_processes_gives_the_same_project(monkeypatch: Any) -> No
     """From 16 files on, a forked child parses half of them and sends its ASTs back pickled
     (sigspec/pickling.py); forced on for the examples, the project and every diagnostic,
     with its spans and source, are the same."""
-    import sigspec.project
+    import sigspec.compiler.project
     from sigspec import load
 
     folders = [ROOT / "examples", ROOT / "tests" / "cases" / "check"]  # the latter: errors
     serial = load(folders)
     assert serial.diagnostics, "the check cases should give diagnostics to compare"
-    monkeypatch.setattr(sigspec.project, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(sigspec.compiler.project, "PARALLEL_FROM", 0)
     forked = load(folders)
     assert forked.project == serial.project
     assert forked.diagnostics == serial.diagnostics

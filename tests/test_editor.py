@@ -162,7 +162,7 @@ def test_pipelines(sample: list[Token]) -> None:
 
 def test_sample_is_valid_sigspec(tmp_path: Path) -> None:
     """The sample exercises real syntax: sigspec itself parses it."""
-    from sigspec.source import SourceFile
+    from sigspec.diagnostics.source import SourceFile
     from sigspec.syntax.parser import parse_module
 
     module, diagnostics = parse_module(SourceFile("sample.sig", SAMPLE))

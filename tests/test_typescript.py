@@ -76,8 +76,10 @@ def tsc_and_run(folder: Path, program: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_examples_compile_with_tsc_and_the_client_runs(tmp_path: Path) -> None:
-    shutil.copytree(GOLDEN_TS, tmp_path / "typescript")  # the goldens, checked by test_compile
+def test_examples_compile_with_tsc_and_the_client_runs(
+    tmp_path: Path, examples_output: Path
+) -> None:
+    shutil.copytree(examples_output / "typescript", tmp_path / "typescript")
     run = tsc_and_run(tmp_path, USAGE)
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)

@@ -9,21 +9,23 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from sigspec.infra.version import VERSION
+
 if TYPE_CHECKING:
-    from sigspec.api import SignatureError, parse_signature
+    from sigspec.compiler.inline import SignatureError, parse_signature
+    from sigspec.compiler.project import LoadResult, load
     from sigspec.diagnostics import Diagnostic, Severity
-    from sigspec.project import LoadResult, load
     from sigspec.semantics.ir import Project, Signature
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 _EXPORTS = {
-    "SignatureError": "sigspec.api",
-    "parse_signature": "sigspec.api",
+    "SignatureError": "sigspec.compiler.inline",
+    "parse_signature": "sigspec.compiler.inline",
     "Diagnostic": "sigspec.diagnostics",
     "Severity": "sigspec.diagnostics",
-    "LoadResult": "sigspec.project",
-    "load": "sigspec.project",
+    "LoadResult": "sigspec.compiler.project",
+    "load": "sigspec.compiler.project",
     "Project": "sigspec.semantics.ir",
     "Signature": "sigspec.semantics.ir",
 }

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.targets import PROVIDER_NAMES, TARGET_NAMES
+from sigspec.emit.targets import PROVIDER_NAMES, TARGET_NAMES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,17 +45,6 @@ def _emit(diagnostics: Sequence[Diagnostic], fmt: str) -> None:
         click.echo(text, nl=False)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
-    errors = sum(1 for d in diagnostics if d.is_error)
-    warnings = len(diagnostics) - errors
-    counts = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
-    return f"{_plural(files, 'file')} checked: {counts}"
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sigspec")
 def main() -> None:
@@ -67,17 +56,9 @@ def main() -> None:
 @FORMAT_OPTION
 def lint(paths: tuple[Path, ...], fmt: str) -> None:
     """Check .sig files (and the files they import) for errors."""
-    from sigspec.paths import discover
-    from sigspec.project import load
+    from sigspec.commands import lint as command
 
-    roots = paths or (Path("."),)
-    if not discover(roots):
-        raise click.UsageError("no .sig files found in " + ", ".join(str(p) for p in roots))
-    result = load(roots)
-    _emit(result.diagnostics, fmt)
-    if fmt == "text":
-        click.echo(_summary(result.diagnostics, len(result.sources)), err=True)
-    sys.exit(1 if result.has_errors else 0)
+    sys.exit(command.run(paths, lambda diags: _emit(diags, fmt), summary=fmt == "text"))
 
 
 @main.command()
@@ -86,16 +67,16 @@ def lint(paths: tuple[Path, ...], fmt: str) -> None:
 @click.option("--diff", is_flag=True, help="Print a diff instead of writing; exit 1 on changes.")
 def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
     """Format .sig files in the canonical layout (`-` reads standard input)."""
-    from sigspec import fmt_files
+    from sigspec.commands import fmt as command
 
     if paths == (Path("-"),):
-        sys.exit(fmt_files.format_stdin())
-    from sigspec.paths import discover
+        sys.exit(command.format_stdin())
+    from sigspec.compiler.paths import discover
 
     files = discover(paths or (Path("."),))
     if not files:
         raise click.UsageError("no .sig files found")
-    sys.exit(fmt_files.format_files(files, check=check, diff=diff, color=_use_color()))
+    sys.exit(command.format_files(files, check=check, diff=diff, color=_use_color()))
 
 
 @main.command(name="compile")
@@ -136,12 +117,12 @@ def compile_command(
     fmt: str,
 ) -> None:
     """Compile .sig files to JSON Schema, provider fragments and a manifest."""
-    from sigspec import build
+    from sigspec.commands import compile as command
 
-    request = build.Request(paths, out, targets, check=check, clean=clean)
+    request = command.Request(paths, out, targets, check=check, clean=clean)
     if watch:
-        sys.exit(build.watch(request, lambda diags: _emit(diags, fmt), interval=interval))
-    sys.exit(build.run(request, lambda diags: _emit(diags, fmt)))
+        sys.exit(command.watch(request, lambda diags: _emit(diags, fmt), interval=interval))
+    sys.exit(command.run(request, lambda diags: _emit(diags, fmt)))
 
 
 @main.command()
@@ -154,10 +135,10 @@ def compile_command(
 )
 def schema(spec: str, want_input: bool, provider: str | None) -> None:
     """Print one signature's JSON Schema or provider fragment."""
-    from sigspec import build
+    from sigspec.commands import schema as command
 
     sys.exit(
-        build.show_schema(
+        command.show_schema(
             spec,
             want_input=want_input,
             provider=provider,
@@ -176,9 +157,9 @@ def schema(spec: str, want_input: bool, provider: str | None) -> None:
 )
 def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
     """Parse and validate an LLM reply as the generated parse_NAME would (exit 0 / 1)."""
-    from sigspec import validate_cmd
+    from sigspec.commands import validate as command
 
-    sys.exit(validate_cmd.run(spec, reply, jsonl, lambda diags: _emit(diags, "text")))
+    sys.exit(command.run(spec, reply, jsonl, lambda diags: _emit(diags, "text")))
 
 
 @main.command()
@@ -192,34 +173,25 @@ def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
 @FORMAT_OPTION
 def breaking(paths: tuple[Path, ...], ref: str | None, fmt: str) -> None:
     """Report changes that break callers or consumers: OLD NEW, or PATHS --against GIT_REF."""
-    from sigspec import breaking_cmd
+    from sigspec.commands import breaking as command
 
-    sys.exit(breaking_cmd.run(paths, ref, lambda diags: _emit(diags, fmt)))
+    sys.exit(command.run(paths, ref, lambda diags: _emit(diags, fmt)))
 
 
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:
     """Print the long explanation of a diagnostic code, with an example."""
-    from sigspec.diagnostics.codes import CODES
-    from sigspec.diagnostics.suggest import did_you_mean
+    from sigspec.commands import explain as command
 
-    entry = CODES.get(code.removeprefix("error[").removesuffix("]"))
-    if entry is None:
-        hint = " ".join(did_you_mean(code, CODES))
-        raise click.UsageError(f"unknown diagnostic code `{code}`. {hint}".strip())
-    click.echo(f"{entry.name} ({entry.severity.value}): {entry.summary}\n")
-    click.echo(click.wrap_text(entry.explanation, width=88) + "\n")
-    if entry.example:
-        click.echo("Example:\n")
-        click.echo("".join(f"    {line}\n" for line in entry.example.splitlines()))
+    sys.exit(command.run(code))
 
 
 @main.command()
 def lsp() -> None:
     """Run the language server on standard input and output (needs `sigspec[lsp]`)."""
     try:
-        from sigspec import lsp as server
+        from sigspec.commands import lsp as server
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in {"pygls", "lsprotocol"}:
             raise

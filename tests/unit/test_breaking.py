@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sigspec import load
-from sigspec.breaking import compare
+from sigspec.compiler.breaking import compare
 
 
 def findings(tmp_path: Path, old: str, new: str) -> list[str]:

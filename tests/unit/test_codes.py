@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from sigspec import SignatureError, load, parse_signature
-from sigspec.breaking import compare
-from sigspec.compiler import compile_project
+from sigspec.compiler.breaking import compare
+from sigspec.compiler.generate import compile_project
+from sigspec.compiler.project import MAX_FILE_BYTES
 from sigspec.diagnostics.codes import BREAKING, CODES
-from sigspec.project import MAX_FILE_BYTES
 from sigspec.syntax.scan import MAX_DEPTH
 
 # Codes whose trigger is not a plain .sig text; each has its own test below.

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sigspec.fmt.run import format_source, strip_spans
-from sigspec.source import SourceFile
+from sigspec.diagnostics.source import SourceFile
+from sigspec.syntax.fmt.run import format_source, strip_spans
 from sigspec.syntax.parser import parse_module
 
 ROOT = Path(__file__).resolve().parents[2]

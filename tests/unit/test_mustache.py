@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigspec.mustache import comment, literal, render
+from sigspec.runtime.mustache import comment, literal, render
 
 
 def test_variables_sections_and_standalone_lines() -> None:

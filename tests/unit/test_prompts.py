@@ -11,7 +11,7 @@ from sigspec import load, parse_signature
 from sigspec.emit.base import EmitContext
 from sigspec.emit.prompts import EMITTER, prompt_paths, retry_values
 from sigspec.emit.prompts.shape import output_instructions
-from sigspec.mustache import render
+from sigspec.runtime.mustache import render
 from sigspec.semantics.ir import Project
 
 EMPTY = Project((), {}, (), (), ())

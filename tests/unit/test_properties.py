@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sigspec import SignatureError, load, parse_signature
-from sigspec.fmt.run import format_source, strip_spans
-from sigspec.source import SourceFile
+from sigspec.diagnostics.source import SourceFile
+from sigspec.syntax.fmt.run import format_source, strip_spans
 from sigspec.syntax.parser import parse_module
 
 FAST = settings(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sigspec.diagnostics import codes
 from sigspec.diagnostics.render import github, human
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 
 
 def test_carets_follow_tabs_and_span_width() -> None:

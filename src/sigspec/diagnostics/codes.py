@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sigspec.diagnostics.model import Diagnostic, Label, Severity
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 
 
 class Located(Protocol):

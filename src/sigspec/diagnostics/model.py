@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from sigspec.pickling import by_fields
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.infra.pickling import by_fields
 
 
 class Severity(Enum):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 from sigspec.emit.base import Emitter
-from sigspec.targets import TARGET_NAMES
+from sigspec.emit.targets import TARGET_NAMES
 
 TARGETS: dict[str, str] = {
     "jsonschema": "sigspec.emit.jsonschema",

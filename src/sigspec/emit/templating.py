@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from sigspec.resources import resource_path
+from sigspec.infra.resources import resource_path
 
 
 def environment() -> jinja2.Environment:

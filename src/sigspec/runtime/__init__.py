@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sigspec.runtime.reply import parse_reply
-from sigspec.runtime.validate import ParseResult, ReplyError, ValidationError, check, validate
+from .reply import parse_reply
+from .validate import ParseResult, ReplyError, ValidationError, check, validate
 
 
 def parse(text: str, descriptor: Any, types: dict[str, Any]) -> ParseResult:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from sigspec.mustache import render as render_template
+from .mustache import render as render_template
 
 T = TypeVar("T")
 Request = dict[str, Any]

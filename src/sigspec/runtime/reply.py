@@ -7,11 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from sigspec.runtime.validate import (  # generated: from ._runtime
-    ParseResult,
-    ReplyError,
-    number_literal,
-)
+from .common import ParseResult, ReplyError, number_literal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

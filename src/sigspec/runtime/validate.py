@@ -14,6 +14,8 @@ from __future__ import annotations
 # json, re, typing, dataclasses and datetime stay out of the import (imported where first
 # needed): a generated module must import in a few milliseconds, and `re` alone costs five.
 # The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
+from .common import ParseResult, ReplyError, number_literal
+
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,38 +54,6 @@ class ValidationError(ValueError):
 
     def __repr__(self) -> str:  # the errors, not a generated validator's descriptor
         return f"{type(self).__name__}({self.errors!r})"
-
-
-class ReplyError(ValueError):
-    """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
-
-    def __init__(self, reason: str, errors: list[tuple[str, str]] | None = None) -> None:
-        self.reason = reason
-        self.errors = errors or []
-        detail = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-
-
-class ParseResult:
-    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
-
-    __slots__ = ("repairs", "value")
-
-    def __init__(self, value: Any, repairs: list[tuple[str, str]] | None = None) -> None:
-        self.value = value
-        self.repairs = repairs or []
-
-    def __repr__(self) -> str:
-        return f"ParseResult(value={self.value!r}, repairs={self.repairs!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, ParseResult)
-            and other.value == self.value
-            and other.repairs == self.repairs
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 _INVALID = object()
@@ -129,16 +99,6 @@ def kind_of(value: Any) -> str:
     """The word used in messages: `expected int, got string`."""
     t = type(value)
     return _KINDS.get(t) or t.__name__
-
-
-def number_literal(text: str) -> int | float | None:
-    """What json.loads reads from a JSON number literal, with no `json` needed; None for one
-    too large for a float (1e400 is no JSON value). An integer longer than int() takes raises
-    ValueError, as json.loads does."""
-    if text.lstrip("-").isdigit():
-        return int(text)
-    number = float(text)
-    return None if number in (float("inf"), float("-inf")) else number
 
 
 def is_datetime(value: str) -> bool:
@@ -382,7 +342,7 @@ class Checker:
         """Reply policy: a JSON string whose content is JSON of the wanted type."""
         if not self.lenient or type(v) is not str:
             return _INVALID
-        from sigspec.runtime.reply import finite_json  # generated: from ._reply
+        from .reply import finite_json
 
         try:
             decoded = finite_json(v)
@@ -583,7 +543,7 @@ def parse_reply(text: str, descriptor: Descriptor, types: Types, check: Any) -> 
     first parse, so that importing a generated module stays cheap. Kept once loaded: an
     `import` statement run on every call would cost a third of parsing a short reply."""
     if not _PARSER:
-        from sigspec.runtime.reply import parse_reply as parse  # generated: from ._reply
+        from .reply import parse_reply as parse
 
         _PARSER.append(parse)
     return _PARSER[0](text, descriptor, types, check)  # type: ignore[no-any-return]
@@ -633,3 +593,20 @@ class Parser:
 
     def __call__(self, text: str) -> ParseResult:
         return parse_reply(text, self._descriptor, self._types, check)
+
+
+__all__ = [
+    "ParseResult",
+    "Parser",
+    "ReplyError",
+    "ValidationError",
+    "Validator",
+    "all_finite",
+    "check",
+    "checker",
+    "is_datetime",
+    "kind_of",
+    "number_literal",
+    "parse_reply",
+    "validate",
+]

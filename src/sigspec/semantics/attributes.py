@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, Label, codes
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.diagnostics.suggest import did_you_mean
 from sigspec.semantics.ir import MODES
-from sigspec.source import SourceFile, Span
 from sigspec.syntax import ast
 
 

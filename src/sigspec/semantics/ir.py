@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 
 JsonScalar = str | int | float | bool | None
 JsonValue = Any  # JSON data: dict, list, str, int, float, bool or None

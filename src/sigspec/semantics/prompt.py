@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.semantics import ir
 from sigspec.semantics.types import Types, is_scalar, strip_optional
-from sigspec.source import SourceFile, Span
 
 _TAG = re.compile(r"\{\{(\{)?\s*([#^/!&>=]?)\s*(.*?)\s*(\})?\}\}", re.DOTALL)
 

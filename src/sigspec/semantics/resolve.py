@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics.source import SourceFile
 from sigspec.semantics import ir
 from sigspec.semantics.attributes import FIELD, PIPELINE, SIGNATURE, TOOL, TYPE, read_attributes
 from sigspec.semantics.scope import ParsedFile, Table, check_duplicates
-from sigspec.source import SourceFile
 from sigspec.syntax import ast
 
 FORMATS = frozenset(

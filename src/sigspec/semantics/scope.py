@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sigspec.diagnostics import Diagnostic, Label, codes
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.diagnostics.suggest import did_you_mean
 from sigspec.semantics.ir import fold
-from sigspec.source import SourceFile, Span
 from sigspec.syntax import ast
 
 Named = ast.TypeDecl | ast.SignatureDecl | ast.PipelineDecl

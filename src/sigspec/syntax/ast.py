@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sigspec.pickling import by_fields
-from sigspec.source import Span
+from sigspec.diagnostics.source import Span
+from sigspec.infra.pickling import by_fields
 
 JsonScalar = str | int | float | bool | None
 

@@ -10,21 +10,18 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
 import sys
-import tempfile
 import zlib
-from pathlib import Path
 from typing import Any
 
-from sigspec.paths import user_cache_dir
-from sigspec.resources import read_resource
+from sigspec.infra.cache import user_cache
+from sigspec.infra.resources import read_resource
 
 LARK_OPTIONS: dict[str, Any] = {
     "parser": "lalr",
     "lexer": "contextual",
     "start": ["module", "inline"],
-    "keep_all_tokens": True,  # spans come from tokens; see syntax/build.py
+    "keep_all_tokens": True,  # spans come from tokens; see syntax/tree.py
     "maybe_placeholders": True,
 }
 
@@ -44,27 +41,19 @@ def _cache_key(grammar: str) -> str:
 
 @functools.cache  # one analysed parser per process; it is immutable once built
 def get_parser() -> Any:
+    import io
+
     import lark
 
     grammar = grammar_text()
-    path = user_cache_dir() / f"parser-{_cache_key(grammar)}.pickle"
-    with contextlib.suppress(Exception), path.open("rb") as handle:
-        # A missing or damaged cache is simply rebuilt.
-        return lark.Lark.load(handle)
+    cache = user_cache()
+    key = _cache_key(grammar)
+    data = cache.get("parser", key, ".pickle")
+    if data is not None:
+        with contextlib.suppress(Exception):  # a damaged cache is simply rebuilt
+            return lark.Lark.load(io.BytesIO(data))
     parser = lark.Lark(grammar, **LARK_OPTIONS)
-    with contextlib.suppress(OSError):  # an unwritable cache folder costs speed, not results
-        _save(parser, path)
+    buffer = io.BytesIO()
+    parser.save(buffer)
+    cache.put("parser", key, buffer.getvalue(), ".pickle")
     return parser
-
-
-def _save(parser: Any, path: Path) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".parser-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            parser.save(handle)
-        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

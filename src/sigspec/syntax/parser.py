@@ -8,11 +8,11 @@ from typing import Any
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from sigspec.diagnostics import Diagnostic, codes
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
-from sigspec.syntax.build import AstBuilder
 from sigspec.syntax.loader import get_parser
 from sigspec.syntax.scan import MAX_DEPTH, scan
+from sigspec.syntax.tree import AstBuilder
 
 _REGEX_TERMINALS = {
     "NAME": "a name",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sigspec.source import Span
+from sigspec.diagnostics.source import Span
 from sigspec.syntax.ast import Comment
 
 MAX_DEPTH = 64

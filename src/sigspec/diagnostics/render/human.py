@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sigspec.diagnostics.model import Diagnostic, Label, Severity
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 
 _COLORS = {
     Severity.ERROR: "\x1b[1;31m",

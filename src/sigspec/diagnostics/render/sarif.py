@@ -37,7 +37,7 @@ def _result(d: Diagnostic, rule_index: int) -> dict[str, Any]:
 
 
 def render(diagnostics: Sequence[Diagnostic], color: bool) -> str:
-    from sigspec import __version__
+    from sigspec.infra.version import VERSION
 
     rule_ids = sorted({d.code for d in diagnostics})
     rules = [
@@ -55,7 +55,7 @@ def render(diagnostics: Sequence[Diagnostic], color: bool) -> str:
         "$schema": SCHEMA,
         "runs": [
             {
-                "tool": {"driver": {"name": "sigspec", "version": __version__, "rules": rules}},
+                "tool": {"driver": {"name": "sigspec", "version": VERSION, "rules": rules}},
                 "columnKind": "unicodeCodePoints",
                 "results": [_result(d, index[d.code]) for d in diagnostics],
             }

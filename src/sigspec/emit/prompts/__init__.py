@@ -18,8 +18,8 @@ from sigspec.emit.jsonschema import output_schema
 from sigspec.emit.layout import prompt_paths
 from sigspec.emit.prompts.shape import output_instructions
 from sigspec.emit.templating import environment, render
-from sigspec.mustache import comment, literal
 from sigspec.runtime.client import retry_values
+from sigspec.runtime.mustache import comment, literal
 from sigspec.semantics import ir
 from sigspec.semantics.types import inline_refs, is_scalar, strip_optional
 

@@ -18,8 +18,8 @@ from sigspec.emit.providers import dialects as d
 from sigspec.emit.providers.limits import anthropic_limits, openai_limits
 from sigspec.emit.providers.openapi import to_openapi
 from sigspec.emit.providers.schema import Loss, ProviderSchemaBuilder, Unsupported, recursive_types
+from sigspec.emit.targets import PROVIDER_NAMES
 from sigspec.semantics import ir
-from sigspec.targets import PROVIDER_NAMES
 
 PROVIDERS = PROVIDER_NAMES
 _DIALECTS = {

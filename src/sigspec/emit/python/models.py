@@ -10,21 +10,17 @@ cached in the user's cache folder by the hash of everything that determines it.
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sigspec.emit.jsonschema import DRAFT, SchemaBuilder, input_schema, output_schema
-from sigspec.paths import user_cache_dir
-from sigspec.pickling import by_fields
+from sigspec.infra.cache import user_cache
+from sigspec.infra.pickling import by_fields
 from sigspec.semantics import ir
 
 # The document's root becomes a model of this name, which is then removed: only the $defs
@@ -138,36 +134,19 @@ def _generate(text: str, header: str) -> str:
     return result
 
 
-def _read(path: Path) -> str | None:
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        return path.read_text(encoding="utf-8")
-    return None
-
-
-def _store(path: Path, text: str) -> None:
-    with contextlib.suppress(OSError):  # an unwritable cache costs speed, not results
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".model-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-
-
 def render_models(doc: dict[str, Any], header: str) -> str:
     """The module for one document: from the cache, else generated (and then cached)."""
     text = json.dumps(doc, sort_keys=False, ensure_ascii=False)
-    path = user_cache_dir() / "models" / f"{_cache_key(text + header)}.py"
-    cached = _read(path)
+    cache = user_cache()
+    key = _cache_key(text + header)
+    cached = cache.get("models", key, ".py")
     if cached is not None:
-        return cached
+        return cached.decode("utf-8")
     module = _ROOT_CLASS.sub("\n", _generate(text, header), count=1)
     if _ROOT in module:
         raise RuntimeError("datamodel-code-generator changed how it names the root model")
     module = module.rstrip() + "\n"
-    _store(path, module)
+    cache.put("models", key, module.encode("utf-8"), ".py")
     return module
 
 
@@ -196,7 +175,7 @@ def generate_many(jobs: list[tuple[dict[str, Any], str]]) -> list[Models]:
 
     if len(jobs) < 4:
         return run(jobs)
-    from sigspec.parallel import fork_map
+    from sigspec.infra.parallel import fork_map
 
     half = len(jobs) // 2
     first, second = fork_map(run, jobs[:half], jobs[half:])

@@ -14,14 +14,6 @@ def display_path(path: Path, root: Path | None = None) -> str:
     return full.relative_to(base).as_posix() if full.is_relative_to(base) else full.as_posix()
 
 
-def user_cache_dir() -> Path:
-    """sigspec's folder in the user's cache (`$XDG_CACHE_HOME/sigspec`, else ~/.cache/sigspec)."""
-    import os
-
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "sigspec"
-
-
 def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
     """The .sig files named or found below the given folders, sorted, without hidden folders."""
     found: set[Path] = set()
@@ -36,4 +28,4 @@ def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
     return sorted(found, key=lambda p: display_path(p, root))
 
 
-__all__ = ["discover", "display_path", "user_cache_dir"]
+__all__ = ["discover", "display_path"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sigspec.diagnostics import Diagnostic, codes
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
 
 _SUPPRESS = re.compile(r"#\s*sigspec:\s*ignore\[([^\]]*)\]\s*(.*)$")

@@ -5,19 +5,13 @@ from __future__ import annotations
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Callable, Sequence
 from io import BytesIO
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.config import ConfigError, load_config
-
-if TYPE_CHECKING:
-    from sigspec.diagnostics import Diagnostic
-
-Report = Callable[[Sequence["Diagnostic"]], None]
+from sigspec.commands import Report
+from sigspec.compiler.config import ConfigError, load_config
 
 
 def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
@@ -64,9 +58,9 @@ def _compare(
 def _compare_many(
     old: list[Path], new: list[Path], old_root: Path | None, ignore: tuple[str, ...], report: Report
 ) -> int:
-    from sigspec.breaking import compare
+    from sigspec.compiler.breaking import compare
+    from sigspec.compiler.project import load
     from sigspec.diagnostics import sort_diagnostics
-    from sigspec.project import load
     from sigspec.semantics.ir import Project
 
     before = load(old, root=old_root) if old else None

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # src/sigspec, or site-packages/sigspec
+
+
+def package_root() -> Path:
+    return _PACKAGE
 
 
 def resource_path(*parts: str) -> Path:

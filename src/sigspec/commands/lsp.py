@@ -14,11 +14,11 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
+from sigspec.compiler.paths import display_path
+from sigspec.compiler.project import load
 from sigspec.diagnostics import Diagnostic, Severity
-from sigspec.fmt.run import format_source
-from sigspec.paths import display_path
-from sigspec.project import load
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.syntax.fmt.run import format_source
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sigspec.emit.base import MANIFEST, Artifact, digest
+from sigspec.emit.base import MANIFEST, Artifact
 
 STAGE_PREFIX = ".sigspec-stage-"
 # A stage whose useful contents were salvaged is renamed to this first, in one atomic step:
@@ -101,43 +101,6 @@ def drift(out: Path, files: Iterable[Artifact]) -> Drift:
             missing.append(rel)
     orphaned = sorted(p for p in mine - set(wanted) if (out / p).exists())
     return Drift(tuple(stale), tuple(missing), tuple(orphaned))
-
-
-StatCache = dict[str, list[int]]
-
-
-def stat_key(path: Path) -> list[int]:
-    st = path.stat()
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
-
-
-def up_to_date(
-    out: Path, inputs: dict[str, str], config: dict[str, Any], generator: str, known: StatCache
-) -> StatCache | None:
-    """The fast path: same inputs, same configuration, and every owned file as written.
-
-    `known` holds the stat of files verified or written before (as git's index does): an
-    unchanged stat skips re-reading the file. Returns the stats to remember, or None.
-    """
-    try:
-        manifest = read_manifest(out)
-    except OutputError:
-        return None
-    if manifest is None or manifest.get("generator") != generator:
-        return None
-    if manifest.get("config") != config or manifest.get("inputs") != inputs:
-        return None
-    fresh: StatCache = {}
-    for rel, expected in manifest.get("files", {}).items():
-        path = out / rel
-        try:
-            key = stat_key(path)
-            if known.get(rel) != key and digest(path.read_bytes()) != expected:
-                return None
-        except OSError:
-            return None
-        fresh[rel] = key
-    return fresh
 
 
 # ---- writing ---------------------------------------------------------------------------------

@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-if TYPE_CHECKING:
-    from sigspec.diagnostics import Diagnostic
-
-Report = Callable[[Sequence["Diagnostic"]], None]
+from sigspec.commands import Report
 
 
 def _descriptors(spec: str, report: Report) -> tuple[Any, dict[str, Any]] | int:
+    from sigspec.compiler.project import load
     from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
-    from sigspec.project import load
 
     file, sep, name = spec.rpartition(":")
     if not sep or not file or not name:

@@ -12,8 +12,8 @@ from typing import Any
 from sigspec.diagnostics import Diagnostic, has_errors, sort_diagnostics
 from sigspec.emit.base import Artifact, EmitContext
 from sigspec.emit.registry import emitter
+from sigspec.emit.targets import selected
 from sigspec.semantics import ir
-from sigspec.targets import selected
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ def _emit_per_declaration(
         return _emit(project, names, options)
     from dataclasses import replace
 
-    from sigspec.parallel import fork_map
+    from sigspec.infra.parallel import fork_map
 
     half_s, half_t = len(project.signatures) // 2, len(project.tools) // 2
     first = replace(project, signatures=project.signatures[:half_s], tools=project.tools[:half_t])

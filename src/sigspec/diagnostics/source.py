@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from sigspec.pickling import by_fields
+from sigspec.infra.pickling import by_fields
 
 
 @by_fields

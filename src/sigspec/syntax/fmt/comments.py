@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
 
 Key = tuple[str, int, int]

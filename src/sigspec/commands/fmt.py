@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import difflib
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
+from sigspec.compiler.paths import display_path
+from sigspec.compiler.project import read_source
 from sigspec.diagnostics import Diagnostic
 from sigspec.diagnostics.render import human
-from sigspec.fmt.run import format_source
-from sigspec.paths import display_path
-from sigspec.project import read_source
-from sigspec.source import SourceFile
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace a file's content in one step, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+from sigspec.diagnostics.source import SourceFile
+from sigspec.infra.atomic import write_atomic
+from sigspec.syntax.fmt.run import format_source
 
 
 def _report(diagnostics: Sequence[Diagnostic], color: bool) -> None:
@@ -70,7 +55,7 @@ def format_files(files: Sequence[Path], *, check: bool, diff: bool, color: bool)
         elif check:
             click.echo(f"would reformat {display_path(path)}")
         else:
-            write_atomic(path, result.text)
+            write_atomic(path, result.text.encode("utf-8"))
             click.echo(f"reformatted {display_path(path)}")
     verb = "would be reformatted" if check or diff else "reformatted"
     click.echo(

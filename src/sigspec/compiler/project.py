@@ -11,14 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sigspec import suppress
+from sigspec.compiler import suppress
+from sigspec.compiler.paths import discover, display_path
+from sigspec.compiler.suppress import Suppression
 from sigspec.diagnostics import Diagnostic, codes, sort_diagnostics
-from sigspec.paths import discover, display_path
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.semantics import ir
-from sigspec.semantics.check import check_project
+from sigspec.semantics.analysis import check_project
 from sigspec.semantics.scope import ParsedFile
-from sigspec.source import SourceFile, Span
-from sigspec.suppress import Suppression
 from sigspec.syntax import ast
 from sigspec.syntax.parser import parse_module
 
@@ -92,7 +92,7 @@ def _read_many(paths: list[Path], root: Path | None, overlay: Overlay) -> list[P
     """Read and parse, on both cores when there are many files (parsing is most of lint)."""
     if len(paths) < PARALLEL_FROM:
         return [_read_one(p, root, overlay) for p in paths]
-    from sigspec.parallel import fork_map
+    from sigspec.infra.parallel import fork_map
 
     half = len(paths) // 2
     first, second = fork_map(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from sigspec.diagnostics import Diagnostic, codes, has_errors, sort_diagnostics
+from sigspec.diagnostics.source import SourceFile
 from sigspec.semantics import ir
-from sigspec.semantics.checks import check_field
 from sigspec.semantics.resolve import Resolver
+from sigspec.semantics.rules import check_field
 from sigspec.semantics.scope import ParsedFile, Table
-from sigspec.source import SourceFile
 from sigspec.syntax import ast
 from sigspec.syntax.parser import parse_inline
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import assert_never
 
-from sigspec.fmt.comments import Attachments, Key, Placed, attach, key, params_span
-from sigspec.source import SourceFile
+from sigspec.diagnostics.source import SourceFile
 from sigspec.syntax import ast
+from sigspec.syntax.fmt.comments import Attachments, Key, Placed, attach, key, params_span
 from sigspec.syntax.strings import encode, encode_triple
 
 WIDTH = 100

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sigspec.targets import PROVIDER_NAMES
+from sigspec.emit.targets import PROVIDER_NAMES
 
 
 class ConfigError(ValueError):

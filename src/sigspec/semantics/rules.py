@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics.source import Span
 from sigspec.semantics import ir
 from sigspec.semantics.resolve import FieldSite
 from sigspec.semantics.types import (
@@ -17,7 +18,6 @@ from sigspec.semantics.types import (
     strip_optional,
 )
 from sigspec.semantics.values import check_constraints, check_value
-from sigspec.source import Span
 from sigspec.syntax import ast
 
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.semantics import ir
-from sigspec.semantics.checks import check_field, check_infinite_types, check_modes, check_tools
 from sigspec.semantics.pipelines import check_pipeline
 from sigspec.semantics.prompt import check_template, template_attrs
 from sigspec.semantics.resolve import resolve_files
+from sigspec.semantics.rules import check_field, check_infinite_types, check_modes, check_tools
 from sigspec.semantics.scope import ParsedFile, build_table
 from sigspec.syntax import ast
 

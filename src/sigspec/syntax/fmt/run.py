@@ -6,9 +6,9 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, has_errors
-from sigspec.fmt.printer import format_module
-from sigspec.source import SourceFile, Span
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
+from sigspec.syntax.fmt.printer import format_module
 from sigspec.syntax.parser import parse_module
 
 

@@ -16,8 +16,8 @@ from typing import Any
 from lark import Token, Tree
 
 from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.diagnostics.suggest import did_you_mean
-from sigspec.source import SourceFile, Span
 from sigspec.syntax import ast
 from sigspec.syntax.strings import StringError, decode
 

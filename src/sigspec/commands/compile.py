@@ -1,0 +1,174 @@
+"""`sigspec compile` (and `--watch`): configuration, loading, emitting, and the output.
+
+A command: it reads and writes files and returns exit codes (0 clean, 1 findings, 2 usage or
+configuration), so that the command line stays a thin argument parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sigspec.commands import Report
+from sigspec.compiler.config import ConfigError, load_config
+from sigspec.compiler.output import OutputError
+
+
+@dataclass(frozen=True)
+class Request:
+    paths: tuple[Path, ...]
+    out: Path | None
+    targets: tuple[str, ...]
+    check: bool = False
+    clean: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    roots: tuple[Path, ...]
+    out: Path
+    targets: tuple[str, ...]
+    options: dict[str, dict[str, Any]]
+    root: Path  # display paths are relative to this folder
+
+
+def plan(request: Request) -> Plan:
+    config = load_config(Path.cwd())
+    roots = request.paths or config.sources or (config.root,)
+    out = request.out or config.out or Path("build")
+    return Plan(
+        tuple(roots),
+        out,
+        request.targets or config.targets,
+        config.options,
+        config.root if config.path else Path.cwd(),
+    )
+
+
+def run(request: Request, report: Report) -> int:
+    try:
+        p = plan(request)
+        return _run(request, p, report)
+    except (ConfigError, OutputError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
+
+
+def _fingerprint(p: Plan) -> dict[str, Any]:
+    """The configuration as the manifest records it."""
+    from sigspec.emit.targets import selected
+
+    names = selected(p.targets)
+    return {"targets": names, "options": {k: dict(v) for k, v in sorted(p.options.items())}}
+
+
+def _run(request: Request, p: Plan, report: Report) -> int:
+    from sigspec.compiler import fresh, output
+    from sigspec.compiler.paths import discover
+
+    roots = discover(p.roots)
+    output.guard(p.out, roots)
+    if request.clean:
+        removed = output.clean(p.out)
+        click.echo(f"removed {removed} file{'s' if removed != 1 else ''} from {p.out}", err=True)
+        return 0
+    if not roots:
+        raise ConfigError("no .sig files found in " + ", ".join(str(r) for r in p.roots))
+    if not request.check:
+        output.recover(p.out)  # what a killed run left beside the folder, before anything else
+    if not request.check and fresh.is_fresh(p.out, p.roots, p.root, _fingerprint(p)):
+        click.echo(f"{p.out} is up to date", err=True)
+        return 0
+    from sigspec.compiler.generate import compile_project
+    from sigspec.compiler.project import load
+
+    loaded = load(roots, root=p.root)
+    if loaded.has_errors:
+        report(loaded.diagnostics)
+        return 1
+    sources = [p.root / s.path for s in loaded.sources]
+    inputs = fresh.inputs(sources, p.root)
+    result = compile_project(loaded.project, p.targets, p.options, inputs=inputs)
+    from sigspec.compiler import suppress
+
+    found = suppress.apply(
+        result.diagnostics, loaded.suppressions, judged=lambda code: code in suppress.COMPILE_CODES
+    )
+    report((*loaded.diagnostics, *found))
+    if not result.ok:
+        return 1
+    if request.check:
+        return _check(p.out, result.files)
+    changed = output.write(p.out, result.files)
+    fresh.written(p.out, [a.path for a in result.files])
+    click.echo(f"wrote {len(result.files)} files to {p.out} ({changed} changed)", err=True)
+    return 0
+
+
+def _check(out: Path, files: Sequence[Any]) -> int:
+    from sigspec.compiler.output import drift
+    from sigspec.compiler.paths import display_path
+
+    found = drift(out, files)
+    for label, paths in (
+        ("stale", found.stale),
+        ("missing", found.missing),
+        ("orphaned", found.orphaned),
+    ):
+        for rel in paths:
+            click.echo(f"{label}: {display_path(out / rel)}")
+    if found.clean:
+        click.echo(f"{display_path(out)} is up to date", err=True)
+        return 0
+    click.echo(f"{display_path(out)} is not up to date; run `sigspec compile`", err=True)
+    return 1
+
+
+def _snapshot(request: Request) -> dict[str, tuple[int, int]]:
+    """What a change is measured against: each source file's and config file's stat."""
+    from sigspec.compiler.config import find_config
+    from sigspec.compiler.paths import discover
+
+    try:
+        p = plan(request)
+    except ConfigError:
+        p = None
+    files = list(discover(p.roots)) if p is not None else []
+    found = find_config(Path.cwd().resolve()) if p is not None else None
+    if found is not None:
+        files.append(found[0])
+    out: dict[str, tuple[int, int]] = {}
+    for path in files:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        out[str(path)] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def watch(request: Request, report: Report, *, interval: float) -> int:
+    """Compile now and again after every change, until interrupted. Never stops on a broken
+    file or configuration: the problem is reported and the next change tried."""
+    import time
+    import traceback
+
+    seen: dict[str, tuple[int, int]] | None = None
+    try:
+        while True:
+            now = _snapshot(request)
+            if now != seen:
+                seen = now
+                try:
+                    code = run(request, report)
+                except Exception:  # a bug in sigspec: show it, keep watching
+                    traceback.print_exc()
+                    code = 70
+                click.echo(f"[watch] compiled (exit {code}); waiting for changes", err=True)
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        return 0

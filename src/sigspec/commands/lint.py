@@ -1,0 +1,39 @@
+"""`sigspec lint`: check .sig files (and the files they import) for errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from sigspec.commands import Report
+
+if TYPE_CHECKING:
+    from sigspec.diagnostics import Diagnostic
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    errors = sum(1 for d in diagnostics if d.is_error)
+    warnings = len(diagnostics) - errors
+    counts = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    return f"{_plural(files, 'file')} checked: {counts}"
+
+
+def run(paths: tuple[Path, ...], report: Report, *, summary: bool) -> int:
+    from sigspec.compiler.paths import discover
+    from sigspec.compiler.project import load
+
+    roots = paths or (Path("."),)
+    if not discover(roots):
+        raise click.UsageError("no .sig files found in " + ", ".join(str(p) for p in roots))
+    result = load(roots)
+    report(result.diagnostics)
+    if summary:
+        click.echo(_summary(result.diagnostics, len(result.sources)), err=True)
+    return 1 if result.has_errors else 0
