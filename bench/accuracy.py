@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sigspec import load
-from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
 from sigspec.runtime import ReplyError, ValidationError, check, parse, validate
+from sigspec.semantics.descriptors import output_descriptor, type_descriptors
 
 HERE = Path(__file__).resolve().parent
 REJECTED = object()  # a parser's outcome when it takes no answer from the reply

@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "tests" / "unit"))
 from test_prompts import BAML, EMPTY  # noqa: E402
 
 from sigspec import parse_signature  # noqa: E402
-from sigspec.emit.prompts.shape import output_instructions  # noqa: E402
+from sigspec.lower.prompts.shape import output_instructions  # noqa: E402
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import msgspec
 
 from sigspec import load
 from sigspec.compiler.generate import compile_project
-from sigspec.emit.jsonschema import output_schema
+from sigspec.lower.schema import output_schema
 
 SPEC = """
 signature sentiment() -> {

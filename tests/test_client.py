@@ -446,9 +446,8 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
     subtrees, frames with the name and description left out); unpacked, every one is exactly
     what the jsonschema and providers targets compile. Thirty random outputs, some repeated
     and some described, so that frames are shared and subtrees left out of them."""
-    from sigspec.emit.jsonschema import output_schema
-    from sigspec.emit.providers import PROVIDERS, fragments_by_provider
     from sigspec.emit.python.client import _used
+    from sigspec.lower.views import Lowered
     from unit.test_generated import random_spec
 
     text = random_spec(17, 24)
@@ -460,15 +459,15 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
     sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module("framed.client.p")
-        fragments = fragments_by_provider(project, PROVIDERS)
+        lowered = Lowered(project)
         framed = 0
         for sig in project.signatures:
             spec = getattr(module, f"_SPEC_{sig.name}")
             framed += '"f":' in (spec.fragments_json or "")
             if sig.mode != "json":
                 continue
-            assert spec.schema == json.loads(json.dumps(output_schema(sig, project)))
-            assert spec.fragments == json.loads(json.dumps(_used(fragments(sig))))
+            assert spec.schema == json.loads(json.dumps(lowered.output_schema(sig)))
+            assert spec.fragments == json.loads(json.dumps(_used(lowered, sig)))
         assert framed >= 20  # the case under test: most fragments are framed
     finally:
         sys.path.remove(str(folder))

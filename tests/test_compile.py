@@ -262,14 +262,17 @@ def test_malformed_configuration_exits_2(tmp_path: Path) -> None:
     project(tmp_path, TWO)
     for text, message in [
         ("[tool.sigspec]\nout = 3\n", "`out` must be a non-empty string"),
-        ('[tool.sigspec]\ntargets = ["typescript"]\n', "unknown target `typescript`"),
+        ('[tool.sigspec]\ntargets = ["flux"]\n', "unknown target `flux`; known: jsonschema"),
         ("[tool.sigspec]\ncolour = true\n", "unknown key(s): colour"),
-        ('[tool.sigspec.options.providers]\nproviders = ["bard"]\n', "unknown provider(s) bard"),
+        ('[tool.sigspec.options.providers]\nproviders = ["bard"]\n', "unknown value(s) bard"),
         (
             '[tool.sigspec.options.python]\nvalidators = "tiny"\n',
-            '`options.python.validators` must be "fast" or "compact", not \'tiny\'',
+            '`validators` must be one of "fast", "compact", not "tiny"',
         ),
-        ("[tool.sigspec.options.python]\nvalidators = 1\n", '`validators` takes "fast" or'),
+        ("[tool.sigspec.options.python]\nvalidators = 1\n", "`validators` must be one of"),
+        ('[tool.sigspec.options.python]\npackage = "../up"\n', "must be a dotted Python name"),
+        ('[tool.sigspec.options.python]\npackage = "a.class"\n', "`class` is a Python keyword"),
+        ("[tool.sigspec.options.jsonschema]\nx = 1\n", "`jsonschema` has no option `x`"),
         ("[tool.sigspec\n", "cannot read the configuration"),
     ]:
         (tmp_path / "pyproject.toml").write_text(text)
@@ -338,15 +341,14 @@ def test_python_goldens_import_and_validate(tmp_path: Path, examples_output: Pat
 
 
 def test_both_cores_give_the_same_files(monkeypatch: Any) -> None:
-    """Large projects emit per-declaration targets and the python target's modules in two
-    processes (sigspec/parallel.py); forced on for the examples, every file is the same."""
+    """Large projects emit half of their files in a forked child (sigspec/infra/parallel.py);
+    forced on for the examples, every file and every diagnostic is the same."""
     import sigspec.compiler.generate
-    import sigspec.emit.python
     from sigspec import load
     from sigspec.compiler.generate import compile_project
 
     loaded = load([ROOT / "examples"])
-    targets = ["jsonschema", "providers", "prompts", "python", "manifest"]
+    targets = ["jsonschema", "providers", "prompts", "python", "typescript"]
 
     def files() -> tuple[dict[str, str], tuple[Any, ...]]:
         result = compile_project(loaded.project, targets, {}, inputs={})
@@ -356,13 +358,12 @@ def test_both_cores_give_the_same_files(monkeypatch: Any) -> None:
     serial = files()
     assert serial[1], "the examples should give some warnings to compare"
     monkeypatch.setattr(sigspec.compiler.generate, "PARALLEL_FROM", 0)
-    monkeypatch.setattr(sigspec.emit.python, "PARALLEL_FROM", 0)
     assert files() == serial  # the manifest too, which lists every file
 
 
 def test_parsing_in_two_processes_gives_the_same_project(monkeypatch: Any) -> None:
     """From 16 files on, a forked child parses half of them and sends its ASTs back pickled
-    (sigspec/pickling.py); forced on for the examples, the project and every diagnostic,
+    (sigspec/infra/pickling.py); forced on for the examples, the project and every diagnostic,
     with its spans and source, are the same."""
     import sigspec.compiler.project
     from sigspec import load

@@ -21,10 +21,8 @@ import pytest
 
 from conftest import ROOT, run_cli
 from sigspec import load
-from sigspec.emit.base import source_of
-from sigspec.emit.python.client import kwarg
-from sigspec.emit.python.names import suffix
-from sigspec.emit.typescript import project_names
+from sigspec.lower.names.python import kwarg, suffix
+from sigspec.lower.views import Lowered
 from sigspec.semantics.ir import fold
 
 SHARED = ROOT / "tests" / "cases" / "shared"
@@ -150,7 +148,7 @@ def test_python(case: dict[str, Any], python_modules: tuple[Any, Any]) -> None:
 def typescript_names() -> dict[str, dict[str, str]]:
     """Each signature's exported function names, as the emitter decides them."""
     loaded = load([SHARED / "cases.sig"])
-    names = project_names(loaded.project, [source_of(s) for s in loaded.project.signatures])
+    names = Lowered(loaded.project).typescript
     keys = ("client", "validate", "validate_input", "parse")
     return {
         sig.name: {k: getattr(names.sigs[fold(sig.name)], k) for k in keys}

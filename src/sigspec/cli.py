@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.emit.targets import PROVIDER_NAMES, TARGET_NAMES
+from sigspec.emit.registry import NAMES as TARGET_NAMES
+from sigspec.lower.providers import NAMES as PROVIDER_NAMES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

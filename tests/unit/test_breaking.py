@@ -10,10 +10,14 @@ from sigspec import load
 from sigspec.compiler.breaking import compare
 
 
-def findings(tmp_path: Path, old: str, new: str) -> list[str]:
-    (tmp_path / "old.sig").write_text(old)
-    (tmp_path / "new.sig").write_text(new)
-    before, after = load([tmp_path / "old.sig"]), load([tmp_path / "new.sig"])
+def findings(tmp_path: Path, old: str, new: str, moved: str = "main.sig") -> list[str]:
+    """The codes `old` (at old/main.sig) and `new` (at new/`moved`) give."""
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "main.sig").write_text(old)
+    (tmp_path / "new" / moved).parent.mkdir(parents=True)
+    (tmp_path / "new" / moved).write_text(new)
+    before = load([tmp_path / "old"], root=tmp_path / "old")
+    after = load([tmp_path / "new"], root=tmp_path / "new")
     assert not before.has_errors and not after.has_errors
     return sorted(d.code for d in compare(before.project, after.project))
 
@@ -67,3 +71,15 @@ SAFE = [
 @pytest.mark.parametrize(("old", "new"), SAFE)
 def test_compatible_change_is_quiet(tmp_path: Path, old: str, new: str) -> None:
     assert findings(tmp_path, old, new) == []
+
+
+def test_a_moved_file_renames_its_module(tmp_path: Path) -> None:
+    """Generated modules are named after their file's path below the project root: moving
+    the file breaks whoever imports them, and `breaking` says so, once per module."""
+    text = "signature a() -> :int\nsignature b() -> :int"
+    assert findings(tmp_path, text, text, moved="billing/types.sig") == ["renamed-module"]
+    (tmp_path / "old" / "main.sig").write_text(text)
+    after = load([tmp_path / "new"], root=tmp_path / "new")
+    before = load([tmp_path / "old"], root=tmp_path / "old")
+    (found,) = compare(before.project, after.project)
+    assert "`main` is now `billing.types`" in found.message and "`a`, `b`" in found.message

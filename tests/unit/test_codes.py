@@ -20,6 +20,7 @@ SPECIAL = {
     "nesting-too-deep",
     "read-error",
     "comment-in-inline",
+    "outside-root",
 }
 
 
@@ -56,10 +57,22 @@ def test_example_produces_its_code(code: str, write_files) -> None:  # type: ign
     assert code in codes_for(root)
 
 
+def breaking_versions(example: str) -> dict[str, str]:
+    """A breaking example's files: main.sig is the old version (`old/main.sig`); the file
+    headed `new.sig` is the new one at the same path (`new/main.sig`), and a header
+    `new/PATH` puts the new version at PATH."""
+    files = split_example(example)
+    out = {"old/main.sig": files.pop("main.sig")}
+    for name, text in files.items():
+        out["new/main.sig" if name == "new.sig" else name] = text
+    return out
+
+
 @pytest.mark.parametrize("code", sorted(BREAKING))
 def test_breaking_example_produces_its_code(code: str, write_files) -> None:  # type: ignore[no-untyped-def]
-    root = write_files(split_example(CODES[code].example))  # main.sig is old, new.sig new
-    old, new = load([root / "main.sig"]), load([root / "new.sig"])
+    root = write_files(breaking_versions(CODES[code].example))
+    old = load([root / "old"], root=root / "old")
+    new = load([root / "new"], root=root / "new")
     assert not old.has_errors and not new.has_errors
     assert code in [d.code for d in compare(old.project, new.project)]
 
@@ -116,3 +129,17 @@ def test_pattern_warnings_do_not_leak(write_files, recwarn) -> None:  # type: ig
     root = write_files({"main.sig": 'signature f() -> {a :string @pattern("[[a]")}\n'})
     assert load([root / "main.sig"]).diagnostics == ()
     assert not [w for w in recwarn if issubclass(w.category, FutureWarning)]
+
+
+def test_outside_root(tmp_path: Path) -> None:
+    """An import, or a linked .sig file, that leaves the project root is refused, unread."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "outside.sig").write_text("type Secret = :int\n")
+    (tmp_path / "project" / "a.sig").write_text('import "../outside.sig"\ntype A = :int\n')
+    (tmp_path / "project" / "link.sig").symlink_to(tmp_path / "outside.sig")
+    result = load([tmp_path / "project"])
+    found = [(d.code, d.path) for d in result.diagnostics]
+    assert found.count(("outside-root", "a.sig")) == 1  # the import, at its span
+    assert ("outside-root", "") in found  # the link, which has no span in a file
+    assert [s.path for s in result.sources] == ["a.sig"]
+    assert "Secret" not in result.project.types

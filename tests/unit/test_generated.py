@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import write_python_package
-from sigspec.emit.jsonschema import output_schema
-from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
+from sigspec.lower.schema import output_schema
 from sigspec.runtime import check
+from sigspec.semantics.descriptors import output_descriptor, type_descriptors
 
 
 def generate(

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from sigspec import parse_signature
-from sigspec.emit.jsonschema import input_schema, output_schema
+from sigspec.lower.schema import input_schema, output_schema
 from sigspec.semantics.ir import Project
 
 EMPTY = Project((), {}, (), (), ())

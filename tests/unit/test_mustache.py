@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sigspec.runtime.mustache import comment, literal, render
+from sigspec.lower.prompts.escape import comment, literal
+from sigspec.runtime.mustache import render
 
 
 def test_variables_sections_and_standalone_lines() -> None:

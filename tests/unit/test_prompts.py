@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from sigspec import load, parse_signature
-from sigspec.emit.base import EmitContext
-from sigspec.emit.prompts import EMITTER, prompt_paths, retry_values
-from sigspec.emit.prompts.shape import output_instructions
+from sigspec.compiler.generate import compile_project
+from sigspec.emit.layout import prompt_paths
+from sigspec.lower.prompts.shape import output_instructions
+from sigspec.runtime.client import retry_values
 from sigspec.runtime.mustache import render
 from sigspec.semantics.ir import Project
 
@@ -72,7 +73,8 @@ def compile_prompts(tmp_path: Path, text: str) -> dict[str, str]:
     (tmp_path / "p.sig").write_text(text)
     result = load([tmp_path / "p.sig"])
     assert not result.has_errors, result.diagnostics
-    return {a.path: a.text for a in EMITTER.emit(result.project, EmitContext()).files}
+    compiled = compile_project(result.project, ["prompts"], {}, inputs={})
+    return {a.path: a.text for a in compiled.files if a.path.startswith("prompts/")}
 
 
 def test_a_list_of_a_recursive_type_names_the_recursion(tmp_path: Path) -> None:

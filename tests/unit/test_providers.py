@@ -9,7 +9,8 @@ import jsonschema
 import pytest
 
 from sigspec import load
-from sigspec.emit.providers import fragment
+from sigspec.compiler.generate import compile_project
+from sigspec.lower.views import Lowered
 
 
 def compile_one(tmp_path: Path, text: str, name: str, provider: str) -> tuple[Any, list[str]]:
@@ -18,8 +19,9 @@ def compile_one(tmp_path: Path, text: str, name: str, provider: str) -> tuple[An
     result = load([path])
     assert not result.has_errors, result.diagnostics
     sig = result.project.signature(name) or next(t for t in result.project.tools if t.name == name)
-    body, diags = fragment(sig, result.project, provider)
-    return body, [f"{d.code}: {d.message}" for d in diags]
+    found = Lowered(result.project).fragment(sig, provider)
+    body = found.entry if found.available else None
+    return body, [f"{d.code}: {d.message}" for d in found.diagnostics]
 
 
 def schema_of(body: Any, provider: str) -> Any:
@@ -126,8 +128,15 @@ def test_tools_compile_to_function_declarations(tmp_path: Path) -> None:
 
 
 def test_text_mode_has_no_fragment(tmp_path: Path) -> None:
-    body, _ = compile_one(tmp_path, "@output(text)\nsignature f() -> :string", "f", "openai")
-    assert body is None
+    """A text-mode reply is no JSON document: no provider file, only a json signature's."""
+    (tmp_path / "p.sig").write_text(
+        "@output(text)\nsignature f() -> :string\nsignature g() -> :int"
+    )
+    result = load([tmp_path / "p.sig"])
+    compiled = compile_project(result.project, ["providers"], {}, inputs={})
+    assert [a.path for a in compiled.files if a.path.startswith("providers/")] == [
+        "providers/g.json"
+    ]
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "ollama", "vllm"])

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sigspec import parse_signature
-from sigspec.emit.python.descriptors import output_descriptor
 from sigspec.runtime import ReplyError, parse
+from sigspec.semantics.descriptors import output_descriptor
 
 SENTIMENT = parse_signature('{sentiment "positive" | "negative" | "neutral", score :float}')
 COUNT = parse_signature("{count :int, ok :bool}")

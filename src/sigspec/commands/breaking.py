@@ -11,7 +11,8 @@ from pathlib import Path
 import click
 
 from sigspec.commands import Report
-from sigspec.compiler.config import ConfigError, load_config
+from sigspec.compiler.config import ConfigError, load_config, project_root
+from sigspec.compiler.paths import common_root
 
 
 def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
@@ -26,11 +27,18 @@ def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
                 "error: give OLD and NEW (files or folders), or PATHS --against GIT_REF", err=True
             )
             return 2
-        return _compare(paths[0], paths[1], None, config.breaking_ignore, report)
+        old_root, new_root = common_root([paths[0]]), common_root([paths[1]])
+        return _compare(
+            [paths[0]], [paths[1]], (old_root, new_root), config.breaking_ignore, report
+        )
     current = paths or config.sources or (config.root,)
     try:
+        root = project_root(config, current)
         top = Path(_git(Path.cwd(), "rev-parse", "--show-toplevel").decode().strip())
         archive = _git(top, "archive", "--format=tar", ref)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
     except (OSError, subprocess.CalledProcessError) as exc:
         stderr = getattr(exc, "stderr", b"") or b""
         click.echo(
@@ -42,7 +50,8 @@ def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
             tar.extractall(tmp, filter="data")  # the data filter refuses links and escapes
         olds = [Path(tmp) / p.resolve().relative_to(top) for p in current]
         existing = [p for p in olds if p.exists()]
-        return _compare_many(existing, list(current), Path(tmp), config.breaking_ignore, report)
+        roots = (Path(tmp) / root.relative_to(top), root)
+        return _compare(existing, list(current), roots, config.breaking_ignore, report)
 
 
 def _git(cwd: Path, *args: str) -> bytes:
@@ -50,21 +59,20 @@ def _git(cwd: Path, *args: str) -> bytes:
 
 
 def _compare(
-    old: Path, new: Path, old_root: Path | None, ignore: tuple[str, ...], report: Report
+    old: list[Path],
+    new: list[Path],
+    roots: tuple[Path, Path],
+    ignore: tuple[str, ...],
+    report: Report,
 ) -> int:
-    return _compare_many([old], [new], old_root, ignore, report)
-
-
-def _compare_many(
-    old: list[Path], new: list[Path], old_root: Path | None, ignore: tuple[str, ...], report: Report
-) -> int:
+    """Compare the project at `old` (below the root roots[0]) with the one at `new`."""
     from sigspec.compiler.breaking import compare
     from sigspec.compiler.project import load
     from sigspec.diagnostics import sort_diagnostics
     from sigspec.semantics.ir import Project
 
-    before = load(old, root=old_root) if old else None
-    after = load(new)
+    before = load(old, root=roots[0]) if old else None
+    after = load(new, root=roots[1])
     for label, loaded in (("old", before), ("new", after)):
         if loaded is not None and loaded.has_errors:
             click.echo(f"error: the {label} version has errors:", err=True)

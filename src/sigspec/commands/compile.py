@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from sigspec.commands import Report
-from sigspec.compiler.config import ConfigError, load_config
+from sigspec.compiler.config import ConfigError, load_config, project_root
 from sigspec.compiler.output import OutputError
 
 
@@ -33,7 +33,7 @@ class Plan:
     out: Path
     targets: tuple[str, ...]
     options: dict[str, dict[str, Any]]
-    root: Path  # display paths are relative to this folder
+    root: Path  # the project root: every path shown or recorded is relative to it
 
 
 def plan(request: Request) -> Plan:
@@ -45,7 +45,7 @@ def plan(request: Request) -> Plan:
         out,
         request.targets or config.targets,
         config.options,
-        config.root if config.path else Path.cwd(),
+        project_root(config, roots),
     )
 
 
@@ -60,10 +60,9 @@ def run(request: Request, report: Report) -> int:
 
 def _fingerprint(p: Plan) -> dict[str, Any]:
     """The configuration as the manifest records it."""
-    from sigspec.emit.targets import selected
+    from sigspec.emit.registry import config_record, selected
 
-    names = selected(p.targets)
-    return {"targets": names, "options": {k: dict(v) for k, v in sorted(p.options.items())}}
+    return config_record(selected(p.targets), p.options)
 
 
 def _run(request: Request, p: Plan, report: Report) -> int:
@@ -92,11 +91,16 @@ def _run(request: Request, p: Plan, report: Report) -> int:
         return 1
     sources = [p.root / s.path for s in loaded.sources]
     inputs = fresh.inputs(sources, p.root)
-    result = compile_project(loaded.project, p.targets, p.options, inputs=inputs)
+    from sigspec.infra.cache import user_cache
+
+    result = compile_project(
+        loaded.project, p.targets, p.options, inputs=inputs, memo=user_cache().memo
+    )
     from sigspec.compiler import suppress
+    from sigspec.diagnostics import Phase
 
     found = suppress.apply(
-        result.diagnostics, loaded.suppressions, judged=lambda code: code in suppress.COMPILE_CODES
+        result.diagnostics, loaded.suppressions, phases=frozenset({Phase.COMPILE})
     )
     report((*loaded.diagnostics, *found))
     if not result.ok:

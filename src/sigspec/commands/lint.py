@@ -26,13 +26,19 @@ def _summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
 
 
 def run(paths: tuple[Path, ...], report: Report, *, summary: bool) -> int:
+    from sigspec.compiler.config import ConfigError, load_config, project_root
     from sigspec.compiler.paths import discover
     from sigspec.compiler.project import load
 
     roots = paths or (Path("."),)
     if not discover(roots):
         raise click.UsageError("no .sig files found in " + ", ".join(str(p) for p in roots))
-    result = load(roots)
+    try:
+        root = project_root(load_config(Path.cwd()), roots)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
+    result = load(roots, root=root)
     report(result.diagnostics)
     if summary:
         click.echo(_summary(result.diagnostics, len(result.sources)), err=True)

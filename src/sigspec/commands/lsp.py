@@ -14,6 +14,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
+from sigspec.compiler.config import ConfigError, load_config
 from sigspec.compiler.paths import display_path
 from sigspec.compiler.project import load
 from sigspec.diagnostics import Diagnostic, Severity
@@ -71,7 +72,14 @@ def to_lsp(diagnostic: Diagnostic, root: Path, document: TextDocument) -> lsp.Di
 
 
 def _root(server: LanguageServer, path: Path) -> Path:
-    """The workspace folder holding the file, else the file's own folder."""
+    """The project root of a file, as the command line finds it: the folder of the nearest
+    configuration above it; else the workspace folder holding the file, else its folder."""
+    try:
+        config = load_config(path.parent)
+    except ConfigError:  # a broken configuration: `sigspec lint` reports it, not the editor
+        config = None
+    if config is not None and config.path is not None and path.is_relative_to(config.root):
+        return config.root
     workspace = server.workspace.root_path
     if workspace and path.is_relative_to(Path(workspace).resolve()):
         return Path(workspace).resolve()

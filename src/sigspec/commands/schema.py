@@ -3,47 +3,41 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.commands import Report
+from sigspec.commands import Report, load_named
+
+if TYPE_CHECKING:
+    from sigspec.lower.views import Lowered
+    from sigspec.semantics.ir import Signature
 
 
 def show_schema(spec: str, *, want_input: bool, provider: str | None, report: Report) -> int:
-    from sigspec.compiler.project import load
-    from sigspec.emit.jsonschema import input_schema, output_schema
+    from sigspec.lower.views import Lowered
 
-    file, sep, name = spec.rpartition(":")
-    if not sep or not file or not name:
-        click.echo("error: expected FILE.sig:NAME", err=True)
-        return 2
-    loaded = load([Path(file)])
-    if loaded.has_errors:
-        report(loaded.diagnostics)
-        return 1
-    sig = loaded.project.signature(name) or next(
-        (t for t in loaded.project.tools if t.name == name), None
-    )
-    if sig is None:
-        click.echo(f"error: no signature or tool `{name}` in {file}", err=True)
-        return 2
+    found = load_named(spec, report, tools=True)
+    if isinstance(found, int):
+        return found
+    loaded, sig = found
+    lowered = Lowered(loaded.project)
     if provider is not None:
-        return _show_fragment(sig, loaded.project, provider, report)
-    if sig.kind == "tool" or want_input:
-        click.echo(json.dumps(input_schema(sig, loaded.project), indent=2, ensure_ascii=False))
-    else:
-        click.echo(json.dumps(output_schema(sig, loaded.project), indent=2, ensure_ascii=False))
+        return _show_fragment(sig, lowered, provider, report)
+    schema = lowered.input_schema(sig) if sig.kind == "tool" or want_input else None
+    click.echo(json.dumps(schema or lowered.output_schema(sig), indent=2, ensure_ascii=False))
     return 0
 
 
-def _show_fragment(sig: Any, project: Any, provider: str, report: Report) -> int:
-    from sigspec.emit.providers import fragment
-
-    body, diagnostics = fragment(sig, project, provider)
-    report(diagnostics)
-    if body is None:
+def _show_fragment(sig: Signature, lowered: Lowered, provider: str, report: Report) -> int:
+    if sig.kind == "signature" and sig.mode != "json":
+        click.echo(
+            f"error: `{sig.name}` is a {sig.mode}-mode signature: no JSON is asked for", err=True
+        )
+        return 2
+    fragment = lowered.fragment(sig, provider)
+    report(fragment.diagnostics)
+    if not fragment.available:
         return 1
-    click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+    click.echo(json.dumps(fragment.entry, indent=2, ensure_ascii=False))
     return 0

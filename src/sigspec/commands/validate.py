@@ -10,28 +10,18 @@ from typing import Any
 
 import click
 
-from sigspec.commands import Report
+from sigspec.commands import Report, load_named
 
 
 def _descriptors(spec: str, report: Report) -> tuple[Any, dict[str, Any]] | int:
-    from sigspec.compiler.project import load
-    from sigspec.emit.python.descriptors import output_descriptor, type_descriptors
+    from sigspec.semantics.descriptors import output_descriptor, type_descriptors
 
-    file, sep, name = spec.rpartition(":")
-    if not sep or not file or not name:
-        click.echo("error: expected FILE.sig:NAME", err=True)
-        return 2
-    loaded = load([Path(file)])
-    if loaded.has_errors:
-        report(loaded.diagnostics)
-        return 1
-    sig = loaded.project.signature(name)
-    if sig is None:
-        click.echo(f"error: no signature `{name}` in {file}", err=True)
-        return 2
-    return output_descriptor(sig, loaded.project), type_descriptors(
-        loaded.project, list(loaded.project.types)
-    )
+    found = load_named(spec, report)
+    if isinstance(found, int):
+        return found
+    loaded, sig = found
+    project = loaded.project
+    return output_descriptor(sig, project), type_descriptors(project, list(project.types))
 
 
 def outcome(text: str, descriptor: Any, types: dict[str, Any]) -> dict[str, Any]:

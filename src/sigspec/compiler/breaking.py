@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sigspec.diagnostics import Diagnostic, codes
+from sigspec.lower.names import module_path
 from sigspec.semantics import ir
 from sigspec.semantics.types import Types, assignable, inline_refs
 
 
 def compare(old: ir.Project, new: ir.Project) -> list[Diagnostic]:
-    found: list[Diagnostic] = []
+    found: list[Diagnostic] = list(_moved(old, new))
     for before in old.signatures:
         after = new.signature(before.name)
         if after is None:
@@ -33,6 +34,26 @@ def compare(old: ir.Project, new: ir.Project) -> list[Diagnostic]:
         found += _params(before, after, old, new)
         found += _output(before, after, old, new)
     return found
+
+
+def _moved(old: ir.Project, new: ir.Project) -> Iterator[Diagnostic]:
+    """Signatures whose generated module has a new name (their file moved or was renamed):
+    code that imports them from the old module breaks. One report per pair of modules."""
+    moved: dict[tuple[str, str], list[ir.Signature]] = {}
+    for before in old.signatures:
+        after = new.signature(before.name)
+        if after is None:
+            continue
+        was, now = _module(before), _module(after)
+        if was != now:
+            moved.setdefault((was, now), []).append(after)
+    for (was, now), sigs in moved.items():
+        names = ", ".join(f"`{s.name}`" for s in sigs)
+        yield codes.RENAMED_MODULE.at_origin(sigs[0].origin, old=was, new=now, names=names)
+
+
+def _module(sig: ir.Signature) -> str:
+    return ".".join(module_path(sig.origin.source.path)) if sig.origin is not None else ""
 
 
 def _params(

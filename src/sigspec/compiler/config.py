@@ -7,34 +7,20 @@ working directory. Paths in it are relative to the file's folder. Flags override
     targets = ["jsonschema", "providers"]   # default: all
 
     [tool.sigspec.options.providers]
-    providers = ["openai", "anthropic"]     # default: all five
+    providers = ["openai", "anthropic"]     # each target's options: sigspec/emit/options.py
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sigspec.emit.targets import PROVIDER_NAMES
-
 
 class ConfigError(ValueError):
     """A malformed configuration: reported with exit code 2."""
-
-
-# target -> option -> (check, description)
-TARGET_OPTIONS: dict[str, dict[str, tuple[Any, str]]] = {
-    "jsonschema": {},
-    "providers": {"providers": (list, "a list of provider names")},
-    "prompts": {},
-    "python": {
-        "package": (str, "a Python package name"),
-        "validators": (str, '"fast" or "compact"'),
-    },
-    "manifest": {},
-}
 
 
 @dataclass(frozen=True)
@@ -46,6 +32,22 @@ class Config:
     targets: tuple[str, ...] = ()
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     breaking_ignore: tuple[str, ...] = ()  # rule ids `sigspec breaking` does not report
+
+
+def project_root(config: Config, paths: Sequence[Path]) -> Path:
+    """The project root: the configuration file's folder, which must hold every given path;
+    without one, the common folder of the given paths."""
+    from sigspec.compiler.paths import common_root
+
+    if config.path is None:
+        return common_root(paths)
+    for path in paths:
+        if not path.resolve().is_relative_to(config.root):
+            raise ConfigError(
+                f"{path} is outside the project root {config.root} (the folder of "
+                f"{config.path.name}); give paths inside it, or run sigspec from elsewhere"
+            )
+    return config.root
 
 
 def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -119,37 +121,31 @@ def _strings(data: dict[str, Any], key: str, where: str) -> list[str]:
 
 
 def _targets(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    from sigspec.emit.registry import NAMES
+
     names = _strings(data, "targets", where)
     for name in names:
-        if name not in TARGET_OPTIONS:
-            raise ConfigError(
-                f"{where}: unknown target `{name}`; known: {', '.join(TARGET_OPTIONS)}"
-            )
+        if name not in NAMES:
+            raise ConfigError(f"{where}: unknown target `{name}`; known: {', '.join(NAMES)}")
     return tuple(names)
 
 
 def _options(data: Any, where: str) -> dict[str, dict[str, Any]]:
+    """Each target's table, checked against its options (`emit/options.py`)."""
+    from sigspec.emit.options import OptionsError, parse_options
+    from sigspec.emit.registry import TARGETS
+
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: `options` must be a table of per-target tables")
     out: dict[str, dict[str, Any]] = {}
-    for target, options in data.items():
-        known = TARGET_OPTIONS.get(target)
-        if known is None or not isinstance(options, dict):
-            raise ConfigError(f"{where}: `options.{target}` is not a target's option table")
-        for key, value in options.items():
-            if key not in known or not isinstance(value, known[key][0]):
-                expected = f"; `{key}` takes {known[key][1]}" if key in known else ""
-                raise ConfigError(f"{where}: bad option `options.{target}.{key}`{expected}")
-        out[target] = dict(options)
-    layout = out.get("python", {}).get("validators", "fast")
-    if layout not in ("fast", "compact"):
-        raise ConfigError(
-            f'{where}: `options.python.validators` must be "fast" or "compact", not {layout!r}'
-        )
-    bad = [p for p in out.get("providers", {}).get("providers", []) if p not in PROVIDER_NAMES]
-    if bad:
-        raise ConfigError(
-            f"{where}: unknown provider(s) {', '.join(map(str, bad))}; "
-            f"known: {', '.join(PROVIDER_NAMES)}"
-        )
+    for name, options in data.items():
+        target = TARGETS.get(name)
+        if target is None or not isinstance(options, dict):
+            known = ", ".join(TARGETS)
+            raise ConfigError(f"{where}: `options.{name}` is not a target's option table ({known})")
+        try:
+            parse_options(target, options)
+        except OptionsError as exc:
+            raise ConfigError(f"{where}: bad option in `options.{name}`: {exc}") from None
+        out[name] = dict(options)
     return out

@@ -1,6 +1,8 @@
 """The compile step, pure: a checked project and the chosen targets → files and diagnostics.
 
-Nothing is emitted when the project has errors; no file is touched here (see `output.py`).
+The project is lowered once; every chosen target writes each .sig file's files, then the
+files that belong to the whole project; the manifest comes last and records them all.
+Nothing is emitted when the project has errors; no file is touched here (`output.py`).
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, has_errors, sort_diagnostics
-from sigspec.emit.base import Artifact, EmitContext
-from sigspec.emit.registry import emitter
-from sigspec.emit.targets import selected
+from sigspec.emit.base import Artifact, EmitContext, EmitResult, Memo, no_memo
+from sigspec.emit.manifest import manifest_file
+from sigspec.emit.options import parse_options
+from sigspec.emit.registry import TARGETS, Target, config_record, selected
+from sigspec.lower.views import Lowered, Module
 from sigspec.semantics import ir
 
 
@@ -26,42 +30,38 @@ class CompileResult:
         return not has_errors(self.diagnostics)
 
 
-# Targets whose output is a function of each signature or tool alone (plus the named types):
-# emitting them for two halves of the declarations gives the same files as for the whole.
-PER_DECLARATION = ("jsonschema", "providers", "prompts")
-PARALLEL_FROM = 200  # declarations; below this a fork costs more than it saves
+# From this many declarations, one forked child emits half of the files (both cores work);
+# below it a fork costs more than it saves.
+PARALLEL_FROM = 200
+
+Chosen = list[tuple[Target, Any]]
 
 
-def _emit(
-    project: ir.Project, names: list[str], options: Mapping[str, Mapping[str, Any]]
-) -> tuple[list[Artifact], list[Diagnostic]]:
-    files: list[Artifact] = []
-    diagnostics: list[Diagnostic] = []
-    for name in names:
-        result = emitter(name).emit(project, EmitContext(dict(options.get(name, {})), ()))
-        files += result.files
-        diagnostics += result.diagnostics
-    return files, diagnostics
+def _emit_modules(
+    lowered: Lowered, chosen: Chosen, modules: Sequence[Module], context: EmitContext
+) -> list[EmitResult]:
+    """Each target's files of these .sig files (one result per target)."""
+    results = []
+    for target, options in chosen:
+        result = EmitResult()
+        for module in modules:
+            result += target.emit_module(lowered, module, options, context)
+        results.append(result)
+    return results
 
 
-def _emit_per_declaration(
-    project: ir.Project,
-    names: list[str],
-    options: Mapping[str, Mapping[str, Any]],
-) -> tuple[list[Artifact], list[Diagnostic]]:
-    if len(project.signatures) + len(project.tools) < PARALLEL_FROM:
-        return _emit(project, names, options)
-    from dataclasses import replace
-
+def _emit_all_modules(lowered: Lowered, chosen: Chosen, context: EmitContext) -> list[EmitResult]:
+    modules = lowered.modules
+    size = len(lowered.project.signatures) + len(lowered.project.tools)
+    if size < PARALLEL_FROM or len(modules) < 2:
+        return _emit_modules(lowered, chosen, modules, context)
     from sigspec.infra.parallel import fork_map
 
-    half_s, half_t = len(project.signatures) // 2, len(project.tools) // 2
-    first = replace(project, signatures=project.signatures[:half_s], tools=project.tools[:half_t])
-    second = replace(project, signatures=project.signatures[half_s:], tools=project.tools[half_t:])
-    (files_a, diags_a), (files_b, diags_b) = fork_map(
-        lambda part: _emit(part, names, options), first, second
+    half = len(modules) // 2
+    first, second = fork_map(
+        lambda part: _emit_modules(lowered, chosen, part, context), modules[:half], modules[half:]
     )
-    return files_a + files_b, diags_a + diags_b
+    return [a + b for a, b in zip(first, second, strict=True)]
 
 
 def compile_project(
@@ -70,19 +70,20 @@ def compile_project(
     options: Mapping[str, Mapping[str, Any]],
     *,
     inputs: Mapping[str, str],
+    memo: Memo = no_memo,
 ) -> CompileResult:
-    names = selected(targets)
-    config = {"targets": names, "options": {k: dict(v) for k, v in sorted(options.items())}}
-    split = [n for n in names if n in PER_DECLARATION]
-    files, diagnostics = _emit_per_declaration(project, split, options)
-    for name in names:
-        if name in PER_DECLARATION:
-            continue
-        target_options = dict(options.get(name, {}))
-        if name == "manifest":
-            target_options.update(inputs=inputs, config=config)
-        result = emitter(name).emit(project, EmitContext(target_options, tuple(files)))
-        files += result.files
-        diagnostics += result.diagnostics
-    found = sort_diagnostics(diagnostics)
-    return CompileResult(() if has_errors(found) else tuple(files), found)
+    """`options` holds each target's table as the configuration gives it (checked there;
+    a bad one raises ValueError here)."""
+    names = selected(list(targets))
+    chosen: Chosen = [(TARGETS[n], parse_options(TARGETS[n], options.get(n, {}))) for n in names]
+    lowered = Lowered(project)
+    context = EmitContext(memo)
+    results = _emit_all_modules(lowered, chosen, context)
+    results += [target.emit_common(lowered, opts, context) for target, opts in chosen]
+    files = tuple(f for r in results for f in r.files)
+    # A named type's loss is found by each process that lowers it: report it once.
+    found = sort_diagnostics(list(dict.fromkeys(d for r in results for d in r.diagnostics)))
+    if has_errors(found):
+        return CompileResult((), found)
+    config = config_record(names, options)
+    return CompileResult((*files, manifest_file(project, files, inputs, config)), found)

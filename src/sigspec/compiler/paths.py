@@ -1,8 +1,14 @@
-"""Finding .sig files and naming them: light enough for the up-to-date check of `compile`."""
+"""Finding .sig files and naming them: light enough for the up-to-date check of `compile`.
+
+Every path a user sees or a generated file records (diagnostics, module names, headers, the
+manifest) is relative to the project root: the folder of the configuration file when there is
+one (`compiler/config.py`), else the common folder of the paths given on the command line.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
@@ -12,6 +18,15 @@ def display_path(path: Path, root: Path | None = None) -> str:
     base = (root or Path.cwd()).resolve()
     full = path.resolve()
     return full.relative_to(base).as_posix() if full.is_relative_to(base) else full.as_posix()
+
+
+def common_root(paths: Sequence[Path]) -> Path:
+    """The folder holding every given path (a folder holds itself, a file its folder);
+    the working directory when none is given."""
+    folders = [p.resolve() if p.is_dir() else p.resolve().parent for p in paths]
+    if not folders:
+        return Path.cwd().resolve()
+    return Path(os.path.commonpath(folders))
 
 
 def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
@@ -28,4 +43,4 @@ def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
     return sorted(found, key=lambda p: display_path(p, root))
 
 
-__all__ = ["discover", "display_path"]
+__all__ = ["common_root", "discover", "display_path"]

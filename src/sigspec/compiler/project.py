@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sigspec.compiler import suppress
-from sigspec.compiler.paths import discover, display_path
+from sigspec.compiler.paths import common_root, discover, display_path
 from sigspec.compiler.suppress import Suppression
-from sigspec.diagnostics import Diagnostic, codes, sort_diagnostics
+from sigspec.diagnostics import LOAD_PHASES, Diagnostic, codes, sort_diagnostics
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.semantics import ir
 from sigspec.semantics.analysis import check_project
@@ -101,7 +101,7 @@ def _read_many(paths: list[Path], root: Path | None, overlay: Overlay) -> list[P
     return first + second
 
 
-def _read_all(roots: Sequence[Path], root: Path | None, overlay: Overlay) -> _Graph:
+def _read_all(roots: Sequence[Path], root: Path, overlay: Overlay) -> _Graph:
     graph = _Graph({}, {}, {}, [])
     ready = {item[0]: item for item in _read_many(list(roots), root, overlay)}
     queue = list(roots)
@@ -121,7 +121,7 @@ def _read_all(roots: Sequence[Path], root: Path | None, overlay: Overlay) -> _Gr
         graph.edges[path] = []
         for decl in module.decls:
             if isinstance(decl, ast.ImportDecl):
-                target = _import_target(path, decl, source, graph.diagnostics)
+                target = _import_target(path, decl, source, root, graph.diagnostics)
                 if target is not None:
                     graph.edges[path].append((target, decl))
                     if target not in seen:
@@ -131,12 +131,15 @@ def _read_all(roots: Sequence[Path], root: Path | None, overlay: Overlay) -> _Gr
 
 
 def _import_target(
-    path: Path, decl: ast.ImportDecl, source: SourceFile, diags: list[Diagnostic]
+    path: Path, decl: ast.ImportDecl, source: SourceFile, root: Path, diags: list[Diagnostic]
 ) -> Path | None:
     try:
         target = (path.parent / decl.path).resolve()
         if decl.path.endswith(".sig") and target.is_file():
-            return target
+            if target.is_relative_to(root):
+                return target
+            diags.append(codes.OUTSIDE_ROOT.at(source, decl.path_span, path=decl.path, root=root))
+            return None
     except (OSError, ValueError):  # NUL bytes, names too long: such a file cannot exist
         pass
     hints = () if decl.path.endswith(".sig") else ("imports name .sig files",)
@@ -196,11 +199,21 @@ def load(
 ) -> LoadResult:
     """Read, parse, resolve and check the given .sig files and folders (and their imports).
 
-    Paths in diagnostics and results are relative to `root` (default: the working directory).
-    `overlay` maps resolved paths to texts that stand in for those files' contents on disk.
+    Paths in diagnostics and results are relative to `root`, the project root (default: the
+    common folder of `paths`); an import of a file outside it is an error. `overlay` maps
+    resolved paths to texts that stand in for those files' contents on disk.
     """
-    roots = discover((Path(p) for p in paths), root)
+    given = [Path(p) for p in paths]
+    root = (root or common_root(given)).resolve()
+    found_files = discover(given, root)
+    roots = [p for p in found_files if p.is_relative_to(root)]
+    outside = [
+        codes.OUTSIDE_ROOT.at(None, None, path=p.as_posix(), root=root)
+        for p in found_files
+        if not p.is_relative_to(root)
+    ]
     graph = _read_all(roots, root, overlay or {})
+    graph.diagnostics += outside
     graph.diagnostics += _cycles(graph)
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
     files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]
@@ -215,6 +228,6 @@ def load(
     kept = suppress.apply(
         [*graph.diagnostics, *diags, *problems],
         found,
-        judged=lambda code: code not in suppress.COMPILE_CODES,
+        phases=LOAD_PHASES,
     )
     return LoadResult(project, sort_diagnostics(kept), sources, tuple(found))

@@ -3,21 +3,22 @@
 On its own line the comment covers the next line holding code (attribute lines skipped, so
 it can stand above a decorated declaration); after code, its own line.
 Suppressions that match nothing are reported (`unused-suppression`), but only for the codes
-the running command can produce: `lint` judges front-end codes, `compile` provider codes.
+the running command can produce, which each code's phase says: `lint` judges what loading a
+project finds, `compile` what its targets find. Breaking-change codes are not suppressed in a
+file (the configuration's `breaking_ignore` is for them).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics import Diagnostic, Phase, codes
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
 
 _SUPPRESS = re.compile(r"#\s*sigspec:\s*ignore\[([^\]]*)\]\s*(.*)$")
-COMPILE_CODES = frozenset({"provider-loss", "provider-unsupported", "provider-limit"})
 
 
 @dataclass(frozen=True)
@@ -39,21 +40,25 @@ def find(
         if match is None:
             continue
         named = frozenset(c.strip() for c in match.group(1).split(",") if c.strip())
-        unknown = sorted(c for c in named if c not in codes.CODES)
-        reason = (
-            "no code given"
-            if not named
-            else f"unknown code `{unknown[0]}`"
-            if unknown
-            else "give a reason after the brackets"
-            if not match.group(2).strip()
-            else ""
-        )
+        reason = _problem(named, match.group(2))
         if reason:
             problems.append(codes.INVALID_SUPPRESSION.at(source, comment.span, reason=reason))
             continue
         found.append(Suppression(source, comment.span, _target_line(source, comment.span), named))
     return found, problems
+
+
+def _problem(named: frozenset[str], reason: str) -> str:
+    """What is wrong with a suppression comment, or ""."""
+    unknown = sorted(c for c in named if c not in codes.CODES)
+    breaking = sorted(c for c in named if c in codes.BREAKING)
+    if not named:
+        return "no code given"
+    if unknown:
+        return f"unknown code `{unknown[0]}`"
+    if breaking:
+        return f"`{breaking[0]}` is a breaking change: list it under `breaking_ignore` instead"
+    return "" if reason.strip() else "give a reason after the brackets"
 
 
 def _target_line(source: SourceFile, span: Span) -> int:
@@ -73,9 +78,10 @@ def apply(
     diagnostics: Sequence[Diagnostic],
     suppressions: Sequence[Suppression],
     *,
-    judged: Callable[[str], bool],
+    phases: frozenset[Phase],
 ) -> list[Diagnostic]:
-    """Drop suppressed diagnostics; report suppressions of judged codes that matched nothing."""
+    """Drop suppressed diagnostics; report suppressions of codes found in `phases` (the
+    running command's) that matched nothing."""
     by_place: dict[tuple[str, int], list[Suppression]] = {}
     for s in suppressions:
         by_place.setdefault((s.source.path, s.line), []).append(s)
@@ -88,6 +94,6 @@ def apply(
         else:
             match.used.add(d.code)
     for s in suppressions:
-        for code in sorted(c for c in s.codes - s.used if judged(c)):
+        for code in sorted(c for c in s.codes - s.used if codes.CODES[c].phase in phases):
             kept.append(codes.UNUSED_SUPPRESSION.at(s.source, s.span, code=code))
     return kept

@@ -1,6 +1,24 @@
 """Diagnostics: the one channel through which every stage reports problems."""
 
 from sigspec.diagnostics.codes import CODES, Code
-from sigspec.diagnostics.model import Diagnostic, Label, Severity, has_errors, sort_diagnostics
+from sigspec.diagnostics.model import (
+    LOAD_PHASES,
+    Diagnostic,
+    Label,
+    Phase,
+    Severity,
+    has_errors,
+    sort_diagnostics,
+)
 
-__all__ = ["CODES", "Code", "Diagnostic", "Label", "Severity", "has_errors", "sort_diagnostics"]
+__all__ = [
+    "CODES",
+    "LOAD_PHASES",
+    "Code",
+    "Diagnostic",
+    "Label",
+    "Phase",
+    "Severity",
+    "has_errors",
+    "sort_diagnostics",
+]

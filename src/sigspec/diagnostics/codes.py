@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sigspec.diagnostics.model import Diagnostic, Label, Severity
+from sigspec.diagnostics.model import Diagnostic, Label, Phase, Severity
 from sigspec.diagnostics.source import SourceFile, Span
 
 
@@ -28,6 +28,7 @@ class Located(Protocol):
 @dataclass(frozen=True, slots=True)
 class Code:
     name: str
+    phase: Phase  # which run finds it: what a suppression of it is judged by
     severity: Severity
     template: str
     summary: str
@@ -65,6 +66,7 @@ W = Severity.WARNING
 
 SYNTAX_ERROR = Code(
     "syntax-error",
+    Phase.SYNTAX,
     E,
     "{detail}",
     "The text does not follow the sigspec grammar.",
@@ -75,6 +77,7 @@ SYNTAX_ERROR = Code(
 )
 INVALID_ENCODING = Code(
     "invalid-encoding",
+    Phase.READ,
     E,
     "file is not valid UTF-8 (byte 0x{byte:02x} at offset {offset})",
     "A .sig file must be UTF-8 text.",
@@ -83,6 +86,7 @@ INVALID_ENCODING = Code(
 )
 FILE_TOO_LARGE = Code(
     "file-too-large",
+    Phase.READ,
     E,
     "file is {size} bytes; the limit for a .sig file is {limit} bytes",
     "A .sig file is larger than sigspec reads.",
@@ -92,6 +96,7 @@ FILE_TOO_LARGE = Code(
 )
 NESTING_TOO_DEEP = Code(
     "nesting-too-deep",
+    Phase.SYNTAX,
     E,
     "brackets are nested more than {limit} levels deep",
     "Types are nested deeper than sigspec allows.",
@@ -101,6 +106,7 @@ NESTING_TOO_DEEP = Code(
 )
 READ_ERROR = Code(
     "read-error",
+    Phase.READ,
     E,
     "cannot read {path}: {reason}",
     "A file could not be read.",
@@ -109,6 +115,7 @@ READ_ERROR = Code(
 )
 INVALID_STRING = Code(
     "invalid-string",
+    Phase.SYNTAX,
     E,
     "invalid string literal: {reason}",
     "A string literal has a bad escape sequence.",
@@ -117,6 +124,7 @@ INVALID_STRING = Code(
 )
 COMMENT_IN_INLINE = Code(
     "comment-in-inline",
+    Phase.SYNTAX,
     E,
     "comments are not allowed in an inline signature",
     "An inline signature string contains a `#` comment.",
@@ -126,6 +134,7 @@ COMMENT_IN_INLINE = Code(
 )
 SPACE_BEFORE_OPTIONAL = Code(
     "space-before-optional",
+    Phase.SYNTAX,
     E,
     "`?` must follow its type directly",
     "There is whitespace between a type and its `?`.",
@@ -134,6 +143,7 @@ SPACE_BEFORE_OPTIONAL = Code(
 )
 UNKNOWN_PRIMITIVE = Code(
     "unknown-primitive",
+    Phase.SYNTAX,
     E,
     "unknown type `{name}`",
     "A `:keyword` type is not one of the primitives.",
@@ -144,6 +154,7 @@ UNKNOWN_PRIMITIVE = Code(
 )
 UNKNOWN_TYPE = Code(
     "unknown-type",
+    Phase.CHECK,
     E,
     "unknown type `{name}`",
     "A named type is not declared in this file or the files it imports.",
@@ -153,6 +164,7 @@ UNKNOWN_TYPE = Code(
 )
 UNKNOWN_SIGNATURE = Code(
     "unknown-signature",
+    Phase.CHECK,
     E,
     "unknown signature `{name}`",
     "A pipeline step names a signature that does not exist.",
@@ -162,6 +174,7 @@ UNKNOWN_SIGNATURE = Code(
 )
 UNKNOWN_TOOL = Code(
     "unknown-tool",
+    Phase.CHECK,
     E,
     "unknown tool `{name}`",
     "`@tools(...)` names a tool that is not declared.",
@@ -171,6 +184,7 @@ UNKNOWN_TOOL = Code(
 )
 DUPLICATE_PARAM = Code(
     "duplicate-param",
+    Phase.CHECK,
     E,
     "duplicate parameter names normalize to `{folded}`: {names}",
     "Two params have the same name once `-` and `_` are treated as the same character.",
@@ -180,6 +194,7 @@ DUPLICATE_PARAM = Code(
 )
 DUPLICATE_FIELD = Code(
     "duplicate-field",
+    Phase.CHECK,
     E,
     "duplicate map field names normalize to `{folded}`: {names}",
     "Two fields of one map have the same name once `-` and `_` are folded.",
@@ -189,6 +204,7 @@ DUPLICATE_FIELD = Code(
 )
 DUPLICATE_DECLARATION = Code(
     "duplicate-declaration",
+    Phase.CHECK,
     E,
     "`{name}` is declared more than once",
     "Two declarations share one name.",
@@ -198,6 +214,7 @@ DUPLICATE_DECLARATION = Code(
 )
 DUPLICATE_ATTRIBUTE = Code(
     "duplicate-attribute",
+    Phase.CHECK,
     E,
     "`@{name}` is given more than once",
     "The same attribute appears twice on one item.",
@@ -206,6 +223,7 @@ DUPLICATE_ATTRIBUTE = Code(
 )
 UNKNOWN_ATTRIBUTE = Code(
     "unknown-attribute",
+    Phase.CHECK,
     E,
     "unknown attribute `@{name}`",
     "An attribute name is not one sigspec knows.",
@@ -216,6 +234,7 @@ UNKNOWN_ATTRIBUTE = Code(
 )
 MISPLACED_ATTRIBUTE = Code(
     "misplaced-attribute",
+    Phase.CHECK,
     E,
     "`@{name}` is not allowed on {place}",
     "An attribute is used where it has no meaning.",
@@ -225,6 +244,7 @@ MISPLACED_ATTRIBUTE = Code(
 )
 INVALID_ATTRIBUTE_ARGUMENT = Code(
     "invalid-attribute-argument",
+    Phase.CHECK,
     E,
     "`@{name}` {reason}",
     "An attribute got the wrong number or kind of arguments.",
@@ -234,6 +254,7 @@ INVALID_ATTRIBUTE_ARGUMENT = Code(
 )
 INVALID_DEFAULT = Code(
     "invalid-default",
+    Phase.CHECK,
     E,
     "default value does not fit `{type}`: {reason}",
     "A default value is not a value of its field's type.",
@@ -243,6 +264,7 @@ INVALID_DEFAULT = Code(
 )
 CONSTRAINT_TYPE_MISMATCH = Code(
     "constraint-type-mismatch",
+    Phase.CHECK,
     E,
     "`@{name}` applies to {expected}, not to `{type}`",
     "A constraint is attached to a type it cannot constrain.",
@@ -252,6 +274,7 @@ CONSTRAINT_TYPE_MISMATCH = Code(
 )
 CONTRADICTORY_CONSTRAINTS = Code(
     "contradictory-constraints",
+    Phase.CHECK,
     E,
     "{lower} is greater than {upper}: no value can satisfy both",
     "Two bounds exclude every value.",
@@ -261,6 +284,7 @@ CONTRADICTORY_CONSTRAINTS = Code(
 )
 INVALID_PATTERN = Code(
     "invalid-pattern",
+    Phase.CHECK,
     E,
     "`@pattern` is not a valid regular expression: {reason}",
     "A `@pattern` does not compile.",
@@ -270,6 +294,7 @@ INVALID_PATTERN = Code(
 )
 UNKNOWN_FORMAT = Code(
     "unknown-format",
+    Phase.CHECK,
     E,
     "unknown string format `{name}`",
     "`@format` names a format that JSON Schema does not define.",
@@ -279,6 +304,7 @@ UNKNOWN_FORMAT = Code(
 )
 FALLBACK_WITHOUT_DEFAULT = Code(
     "fallback-without-default",
+    Phase.CHECK,
     E,
     "`@fallback` on `{name}` needs a default value",
     "`@fallback` replaces an invalid value with the default, but there is none.",
@@ -287,14 +313,29 @@ FALLBACK_WITHOUT_DEFAULT = Code(
 )
 IMPORT_NOT_FOUND = Code(
     "import-not-found",
+    Phase.READ,
     E,
     "imported file `{path}` does not exist",
     "An `import` names a file that cannot be found.",
     "Import paths are relative to the importing file and must name a .sig file.",
     'import "missing.sig"\n',
 )
+OUTSIDE_ROOT = Code(
+    "outside-root",
+    Phase.READ,
+    E,
+    "`{path}` is outside the project root `{root}`",
+    "An imported or linked file lies outside the project root.",
+    "Every file of a project lies below its root: the folder of sigspec.toml (or of a "
+    "pyproject.toml with [tool.sigspec]), else the common folder of the paths given on the "
+    "command line. Generated module names and the manifest are made from paths relative to "
+    "the root, so a file outside it has no name there. Move the file inside the root, or put "
+    "the configuration in a folder that holds both. The file was not read.",
+    "",
+)
 IMPORT_CYCLE = Code(
     "import-cycle",
+    Phase.READ,
     E,
     "import cycle: {cycle}",
     "Files import each other in a loop.",
@@ -303,6 +344,7 @@ IMPORT_CYCLE = Code(
 )
 INFINITE_TYPE = Code(
     "infinite-type",
+    Phase.CHECK,
     E,
     "type `{name}` has no finite values",
     "A type refers to itself with no way to stop.",
@@ -312,6 +354,7 @@ INFINITE_TYPE = Code(
 )
 TOOLS_NOT_ALLOWED = Code(
     "tools-not-allowed",
+    Phase.CHECK,
     E,
     "`@tools` is not allowed in {mode} mode",
     "A json or text signature declares tools.",
@@ -321,6 +364,7 @@ TOOLS_NOT_ALLOWED = Code(
 )
 COMPRESSION_NOT_ALLOWED = Code(
     "compression-not-allowed",
+    Phase.CHECK,
     E,
     "`@compression` is not allowed in {mode} mode",
     "A json or text signature asks for compression.",
@@ -329,6 +373,7 @@ COMPRESSION_NOT_ALLOWED = Code(
 )
 FIREWALL_FIELD = Code(
     "firewall-field",
+    Phase.CHECK,
     E,
     "output field `{name}` starts with `_`, which json mode does not allow",
     "A json-mode output has a `_`-prefixed (firewall) field.",
@@ -338,6 +383,7 @@ FIREWALL_FIELD = Code(
 )
 TEXT_OUTPUT_IGNORED = Code(
     "text-output-ignored",
+    Phase.CHECK,
     W,
     "text mode returns raw text; the declared output `{type}` is ignored",
     "A text-mode signature declares a structured output.",
@@ -347,6 +393,7 @@ TEXT_OUTPUT_IGNORED = Code(
 )
 INVALID_PROMPT_TEMPLATE = Code(
     "invalid-prompt-template",
+    Phase.CHECK,
     E,
     "{reason}",
     "A `@prompt` or `@system` template is not valid Mustache.",
@@ -355,6 +402,7 @@ INVALID_PROMPT_TEMPLATE = Code(
 )
 UNKNOWN_PROMPT_VARIABLE = Code(
     "unknown-prompt-variable",
+    Phase.CHECK,
     E,
     "prompt variable `{name}` is not a parameter of `{signature}`",
     "A Mustache variable in the prompt names no parameter.",
@@ -363,6 +411,7 @@ UNKNOWN_PROMPT_VARIABLE = Code(
 )
 SECTION_FIELD_MISSING = Code(
     "section-field-missing",
+    Phase.CHECK,
     E,
     "`{name}` is not a field of the elements of `{section}`",
     "A variable inside a `{{#list}}` section names a field the element type lacks.",
@@ -371,6 +420,7 @@ SECTION_FIELD_MISSING = Code(
 )
 DOT_OVER_NON_SCALAR = Code(
     "dot-over-non-scalar",
+    Phase.CHECK,
     E,
     "`{{{{.}}}}` inside `{section}` renders {what}, not a scalar",
     "`{{.}}` is used where the current element is not a scalar.",
@@ -380,6 +430,7 @@ DOT_OVER_NON_SCALAR = Code(
 )
 UNUSED_PARAM = Code(
     "unused-param",
+    Phase.CHECK,
     E,
     "parameter `{name}` is never used in the prompt of `{signature}`",
     "A parameter does not appear in the `@prompt` template.",
@@ -389,6 +440,7 @@ UNUSED_PARAM = Code(
 )
 PIPELINE_MISMATCH = Code(
     "pipeline-mismatch",
+    Phase.CHECK,
     E,
     "step `{step}` needs `{param}` {reason}",
     "A pipeline step's output does not supply the next step's inputs.",
@@ -399,6 +451,7 @@ PIPELINE_MISMATCH = Code(
 
 PROVIDER_LOSS = Code(
     "provider-loss",
+    Phase.COMPILE,
     W,
     "{provider}: `{where}`: {what}",
     "A provider cannot enforce part of a schema; its fragment leaves it out.",
@@ -410,6 +463,7 @@ PROVIDER_LOSS = Code(
 )
 PROVIDER_UNSUPPORTED = Code(
     "provider-unsupported",
+    Phase.COMPILE,
     W,
     "{provider}: no fragment for `{signature}`: {reason}",
     "A provider cannot express a signature's output at all.",
@@ -420,6 +474,7 @@ PROVIDER_UNSUPPORTED = Code(
 )
 PROVIDER_LIMIT = Code(
     "provider-limit",
+    Phase.COMPILE,
     E,
     "{provider}: `{signature}` exceeds a limit: {what}",
     "A schema is larger than a provider accepts.",
@@ -432,6 +487,7 @@ PROVIDER_LIMIT = Code(
 
 TYPESCRIPT_UNSUPPORTED = Code(
     "typescript-unsupported",
+    Phase.COMPILE,
     W,
     "typescript: `{where}`: {what}",
     "The TypeScript target cannot keep a rule exactly as Python does.",
@@ -445,6 +501,7 @@ TYPESCRIPT_UNSUPPORTED = Code(
 
 INVALID_SUPPRESSION = Code(
     "invalid-suppression",
+    Phase.CHECK,
     W,
     "this suppression is ignored: {reason}",
     "A `# sigspec: ignore[...]` comment cannot be used.",
@@ -454,6 +511,7 @@ INVALID_SUPPRESSION = Code(
 )
 UNUSED_SUPPRESSION = Code(
     "unused-suppression",
+    Phase.CHECK,
     W,
     "`{code}` is suppressed here but not reported",
     "A suppression no longer matches any diagnostic.",
@@ -464,6 +522,7 @@ UNUSED_SUPPRESSION = Code(
 # Breaking-change rules (`sigspec breaking`): examples are an old file, then `---- new.sig`.
 REMOVED_SIGNATURE = Code(
     "removed-signature",
+    Phase.BREAKING,
     E,
     "signature `{name}` was removed",
     "A signature that callers use is gone.",
@@ -471,8 +530,20 @@ REMOVED_SIGNATURE = Code(
     "them. Deprecate it first (`@deprecated`), remove it later.",
     "signature a() -> :int\nsignature b() -> :int\n---- new.sig\nsignature a() -> :int\n",
 )
+RENAMED_MODULE = Code(
+    "renamed-module",
+    Phase.BREAKING,
+    E,
+    "the generated module `{old}` is now `{new}` ({names}): imports of the old module break",
+    "A signature's generated module has a new name.",
+    "Each .sig file's generated modules (Python and TypeScript) are named after its path "
+    "below the project root, so moving or renaming the file renames them, and every "
+    "`import` of the old name breaks. Keep the file where it was, or update the callers.",
+    "signature a() -> {x :int}\n---- new/moved.sig\nsignature a() -> {x :int}\n",
+)
 CHANGED_MODE = Code(
     "changed-mode",
+    Phase.BREAKING,
     E,
     "`{name}` changed its output mode from {old} to {new}",
     "A signature's output mode changed.",
@@ -482,6 +553,7 @@ CHANGED_MODE = Code(
 )
 ADDED_REQUIRED_PARAM = Code(
     "added-required-param",
+    Phase.BREAKING,
     E,
     "`{name}` now requires the param `{param}`",
     "A call that was valid no longer is: a param became required.",
@@ -490,6 +562,7 @@ ADDED_REQUIRED_PARAM = Code(
 )
 REMOVED_PARAM = Code(
     "removed-param",
+    Phase.BREAKING,
     E,
     "`{name}` no longer takes the param `{param}`",
     "A param callers pass was removed.",
@@ -499,6 +572,7 @@ REMOVED_PARAM = Code(
 )
 NARROWED_PARAM_TYPE = Code(
     "narrowed-param-type",
+    Phase.BREAKING,
     E,
     "`{name}` param `{param}` accepts less: `{old}` became `{new}`",
     "A param's type no longer accepts every value it did.",
@@ -508,6 +582,7 @@ NARROWED_PARAM_TYPE = Code(
 )
 REMOVED_OUTPUT_FIELD = Code(
     "removed-output-field",
+    Phase.BREAKING,
     E,
     "`{name}` no longer returns `{path}`",
     "An output field consumers read was removed.",
@@ -516,6 +591,7 @@ REMOVED_OUTPUT_FIELD = Code(
 )
 RENAMED_OUTPUT_FIELD = Code(
     "renamed-output-field",
+    Phase.BREAKING,
     E,
     "`{name}` output field `{path}` looks renamed to `{new}`",
     "An output field was removed and one of the same type added.",
@@ -524,6 +600,7 @@ RENAMED_OUTPUT_FIELD = Code(
 )
 OUTPUT_FIELD_MADE_OPTIONAL = Code(
     "output-field-made-optional",
+    Phase.BREAKING,
     E,
     "`{name}` output field `{path}` may now be absent or null",
     "A required output field became optional.",
@@ -532,6 +609,7 @@ OUTPUT_FIELD_MADE_OPTIONAL = Code(
 )
 WIDENED_OUTPUT_TYPE = Code(
     "widened-output-type",
+    Phase.BREAKING,
     E,
     "`{name}` output `{path}` can now be a value the old type excluded: `{old}` became `{new}`",
     "An output type accepts more than before.",
@@ -539,20 +617,6 @@ WIDENED_OUTPUT_TYPE = Code(
     "member, an int became a float).",
     'signature a() -> {x "a" | "b"}\n---- new.sig\nsignature a() -> {x "a" | "b" | "c"}\n',
 )
-BREAKING = frozenset(
-    {
-        "removed-signature",
-        "changed-mode",
-        "added-required-param",
-        "removed-param",
-        "narrowed-param-type",
-        "removed-output-field",
-        "renamed-output-field",
-        "output-field-made-optional",
-        "widened-output-type",
-    }
-)
-
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
@@ -582,6 +646,7 @@ CODES: dict[str, Code] = {
         UNKNOWN_FORMAT,
         FALLBACK_WITHOUT_DEFAULT,
         IMPORT_NOT_FOUND,
+        OUTSIDE_ROOT,
         IMPORT_CYCLE,
         INFINITE_TYPE,
         TOOLS_NOT_ALLOWED,
@@ -601,6 +666,7 @@ CODES: dict[str, Code] = {
         INVALID_SUPPRESSION,
         UNUSED_SUPPRESSION,
         REMOVED_SIGNATURE,
+        RENAMED_MODULE,
         CHANGED_MODE,
         ADDED_REQUIRED_PARAM,
         REMOVED_PARAM,
@@ -611,3 +677,5 @@ CODES: dict[str, Code] = {
         WIDENED_OUTPUT_TYPE,
     )
 }
+
+BREAKING = frozenset(c.name for c in CODES.values() if c.phase is Phase.BREAKING)

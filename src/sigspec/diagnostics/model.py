@@ -16,6 +16,21 @@ class Severity(Enum):
     NOTE = "note"
 
 
+class Phase(Enum):
+    """Which run finds a diagnostic. `sigspec lint` (and the front of every command) runs
+    READ, SYNTAX and CHECK; `sigspec compile` adds COMPILE (what the targets report);
+    `sigspec breaking` runs BREAKING."""
+
+    READ = "read"
+    SYNTAX = "syntax"
+    CHECK = "check"
+    COMPILE = "compile"
+    BREAKING = "breaking"
+
+
+LOAD_PHASES = frozenset({Phase.READ, Phase.SYNTAX, Phase.CHECK})
+
+
 @by_fields
 @dataclass(frozen=True, slots=True)
 class Label:

@@ -1,6 +1,6 @@
-"""The `manifest` target: manifest.json, the catalogue for runtimes in other languages and the
-record of which files sigspec owns (so `--check` finds stale and orphaned files, and the
-compiler only ever deletes what it wrote).
+"""manifest.json, written by every compile after its targets (the final pass): the catalogue
+for runtimes in other languages and the record of which files sigspec owns (so `--check`
+finds stale and orphaned files, and the compiler only ever deletes what it wrote).
 """
 
 from __future__ import annotations
@@ -8,16 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sigspec.emit.base import (
-    MANIFEST,
-    Artifact,
-    EmitContext,
-    EmitResult,
-    dump_json,
-    source_of,
-)
+from sigspec.emit.base import MANIFEST, Artifact, dump_json
 from sigspec.emit.layout import prompt_paths, provider_path, schema_paths
 from sigspec.infra.digest import digest
+from sigspec.lower.views import source_of
 from sigspec.semantics import ir
 
 FORMAT_VERSION = 1
@@ -80,17 +74,11 @@ def manifest(
     }
 
 
-class ManifestEmitter:
-    name = "manifest"
-
-    def emit(self, project: ir.Project, context: EmitContext) -> EmitResult:
-        body = manifest(
-            project,
-            context.previous,
-            context.options.get("inputs", {}),
-            context.options.get("config", {}),
-        )
-        return EmitResult((Artifact(MANIFEST, dump_json(body), ""),))
-
-
-EMITTER = ManifestEmitter()
+def manifest_file(
+    project: ir.Project,
+    files: tuple[Artifact, ...],
+    inputs: Mapping[str, str],
+    config: Mapping[str, Any],
+) -> Artifact:
+    """The final pass of a compile: manifest.json, recording every file the targets wrote."""
+    return Artifact(MANIFEST, dump_json(manifest(project, files, inputs, config)), "")

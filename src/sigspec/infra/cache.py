@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,16 @@ class Cache:
         with contextlib.suppress(OSError):
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_atomic(self.path(kind, key, suffix), data, mode=0o600)
+
+    def memo(self, kind: str, key: str, compute: Callable[[], str]) -> str:
+        """The text stored under `key`, else `compute()`, stored for next time."""
+        found = self.get(kind, key)
+        if found is not None:
+            with contextlib.suppress(UnicodeDecodeError):
+                return found.decode("utf-8")
+        value = compute()
+        self.put(kind, key, value.encode("utf-8"))
+        return value
 
 
 def user_cache() -> Cache:

@@ -3,74 +3,97 @@
 Variables (`{{x}}`, `{{{x}}}`, `{{&x}}`, dotted names, `{{.}}`), sections over lists, maps and
 truthy values, inverted sections, comments, set-delimiter tags, and standalone-line removal.
 No HTML escaping: prompts are text. Values render as text: strings as they are, everything
-else as JSON (`true`, `null`, `[1, 2]`). Used by the tests to render the golden templates and
-as the reference the generated runtimes follow. Rendering never executes anything.
+else as JSON (`true`, `null`, `[1, 2]`). Rendering never executes anything. Shipped inside
+generated packages (the client renders its prompts with it); the checker reads `@prompt`
+templates with the same tokenizer.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 
 class MustacheError(ValueError):
-    pass
+    """A template that cannot be read; `start` and `end` are where, in the template."""
+
+    def __init__(self, message: str, start: int = 0, end: int = 0) -> None:
+        super().__init__(message)
+        self.start = start
+        self.end = end
 
 
 @dataclass(frozen=True, slots=True)
-class _Tag:
-    kind: str  # "text", "var", "section", "inverted", "close"
-    value: str
+class Token:
+    """A piece of a template: text, or a tag with its name and its extent in the template.
+
+    Kinds: "text", "var", "section", "inverted", "close", "comment", "delims" (a set-delimiter
+    tag), "partial". Rendering ignores the last three; the checker refuses the last two."""
+
+    kind: str
+    value: str  # the text, or the tag's name
+    start: int = 0
+    end: int = 0
 
 
-def _tokens(template: str) -> list[_Tag]:
-    out: list[_Tag] = []
+_KINDS = {"#": "section", "^": "inverted", "/": "close", "!": "comment", "&": "var", "=": "delims"}
+
+
+def tokenize(template: str) -> list[Token]:
+    """The template's tokens, in order; standalone lines of non-variable tags removed as the
+    Mustache spec says. The one tokenizer: the renderer and the checker both read this."""
+    out: list[Token] = []
     open_, close = "{{", "}}"
     pos = 0
     while True:
         start = template.find(open_, pos)
         if start < 0:
-            out.append(_Tag("text", template[pos:]))
+            out.append(Token("text", template[pos:], pos, len(template)))
             return out
         triple = open_ == "{{" and template.startswith("{{{", start)
         end_mark = "}}}" if triple else close
         end = template.find(end_mark, start + len(open_))
         if end < 0:
-            raise MustacheError("unclosed tag")
+            raise _unclosed(template, start, triple)
+        after = end + len(end_mark)
         body = template[start + len(open_) + (1 if triple else 0) : end].strip()
+        kind = "var" if triple else _KINDS.get(body[:1], "partial" if body[:1] == ">" else "var")
         line_start = template.rfind("\n", 0, start) + 1
-        line_end_nl = template.find("\n", end + len(end_mark))
+        line_end_nl = template.find("\n", after)
         line_end = len(template) if line_end_nl < 0 else line_end_nl
-        kind = "var" if triple else _kind(body[:1])
         standalone = (
-            kind not in ("var", "amp")
+            kind != "var"
             and not template[line_start:start].strip()
-            and not template[end + len(end_mark) : line_end].strip()
+            and not template[after:line_end].strip()
         )
         text_end = line_start if standalone else start
-        out.append(_Tag("text", template[pos:text_end]))
+        out.append(Token("text", template[pos:text_end], pos, text_end))
+        sigil = not triple and body[:1] in "#^/!&=>" and body != ""
+        name = body[1:].strip() if sigil else body
+        out.append(Token(kind, name, start, after))
         if kind == "delims":
-            open_, close = body[1:-1].strip().split()
-        elif kind not in ("comment",):
-            name = body if kind in ("var",) and not triple else body[1:].strip()
-            out.append(_Tag("var" if kind == "amp" else kind, name if not triple else body))
-        pos = (
-            (line_end + 1 if line_end_nl >= 0 else line_end) if standalone else end + len(end_mark)
+            open_, close = _delimiters(name, template, start, after)
+        pos = (line_end + 1 if line_end_nl >= 0 else line_end) if standalone else after
+
+
+def _unclosed(template: str, start: int, triple: bool) -> MustacheError:
+    if triple and template.find("}}", start) >= 0:
+        tag = template[start : template.find("}}", start) + 2]
+        return MustacheError(
+            f"`{tag}` opens with `{{{{{{` but does not close with `}}}}}}`", start, start + len(tag)
         )
+    return MustacheError("a `{{` tag is not closed", start, len(template))
 
 
-def _kind(sigil: str) -> str:
-    return {
-        "#": "section",
-        "^": "inverted",
-        "/": "close",
-        "!": "comment",
-        "&": "amp",
-        "=": "delims",
-    }.get(sigil, "var")
+def _delimiters(body: str, template: str, start: int, end: int) -> tuple[str, str]:
+    parts = body.removesuffix("=").split()
+    if len(parts) != 2:
+        raise MustacheError(
+            f"`{template[start:end]}` must hold two delimiters, as in {{{{=<% %>=}}}}", start, end
+        )
+    return parts[0], parts[1]
 
 
 def _lookup(name: str, stack: Sequence[Any]) -> Any:
@@ -95,13 +118,13 @@ def _text(value: Any) -> str:
 
 
 def render(template: str, values: Mapping[str, Any]) -> str:
-    tags = _tokens(template)
+    tags = [t for t in tokenize(template) if t.kind not in ("comment", "delims", "partial")]
     out: list[str] = []
     _render(tags, 0, len(tags), [values], out)
     return "".join(out)
 
 
-def _section_end(tags: list[_Tag], start: int) -> int:
+def _section_end(tags: list[Token], start: int) -> int:
     depth = 0
     for index in range(start, len(tags)):
         if tags[index].kind in ("section", "inverted"):
@@ -113,7 +136,7 @@ def _section_end(tags: list[_Tag], start: int) -> int:
     raise MustacheError(f"section `{tags[start].value}` is not closed")
 
 
-def _render(tags: list[_Tag], start: int, stop: int, stack: list[Any], out: list[str]) -> None:
+def _render(tags: list[Token], start: int, stop: int, stack: list[Any], out: list[str]) -> None:
     index = start
     while index < stop:
         tag = tags[index]
@@ -135,47 +158,3 @@ def _render(tags: list[_Tag], start: int, stop: int, stack: list[Any], out: list
                 _render(tags, index + 1, end, [*stack, value], out)
             index = end
         index += 1
-
-
-_DELIMITERS = [
-    ("<%", "%>"),
-    ("[[", "]]"),
-    ("<<", ">>"),
-    ("(%", "%)"),
-    ("{%", "%}"),
-    ("<|", "|>"),
-    ("[:", ":]"),
-]
-
-
-def literal(text: str) -> str:
-    """`text` as template text that renders exactly to `text`: no `{{` in it can open a tag.
-
-    Each run of braces that could start a tag (two or more, or one at either end, where it
-    could join a brace of the surrounding template) is wrapped in set-delimiter tags that
-    switch to delimiters the text does not contain, and back. The tags sit on the same line
-    as the braces, so they are never standalone and never remove a line.
-    """
-    open_, close = next(
-        ((o, c) for o, c in _DELIMITERS if o not in text and c not in text), ("<%", "%>")
-    )
-    if open_ in text or close in text:  # every pair is taken: fall back to one brace at a time
-        open_, close = _rare_pair(text)
-
-    def wrap(match: re.Match[str]) -> str:
-        return f"{{{{={open_} {close}=}}}}{match.group(0)}{open_}={{{{ }}}}={close}"
-
-    return re.sub(r"\{\{+|^\{|\{$", wrap, text)
-
-
-def _rare_pair(text: str) -> tuple[str, str]:
-    for size in range(3, 12):
-        candidate = "<" + "~" * size, "~" * size + ">"
-        if candidate[0] not in text and candidate[1] not in text:
-            return candidate
-    raise MustacheError("no delimiter pair is free in this text")
-
-
-def comment(text: str) -> str:
-    """A Mustache comment holding `text`, which cannot end the comment early."""
-    return "{{! " + text.replace("}}", "} }") + " }}"

@@ -13,11 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.syntax import ast as _ast
 
 JsonScalar = str | int | float | bool | None
 JsonValue = Any  # JSON data: dict, list, str, int, float, bool or None
 
-PRIMITIVES = ("string", "int", "float", "bool", "keyword", "datetime", "map", "any")
+# The primitive types are the syntax's closed set (one definition).
+PrimKind = _ast.PrimKind
+PRIMITIVES = _ast.PRIMITIVES
+per_primitive = _ast.per_primitive
+
 MODES = ("json", "text", "ptc_lisp")
 
 
@@ -37,7 +42,7 @@ class Origin:
 
 @dataclass(frozen=True, slots=True)
 class Prim:
-    kind: str  # one of PRIMITIVES
+    kind: PrimKind
 
 
 @dataclass(frozen=True, slots=True)

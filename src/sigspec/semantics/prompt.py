@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.runtime.mustache import MustacheError, tokenize
 from sigspec.semantics import ir
 from sigspec.semantics.types import Types, is_scalar, strip_optional
 
-_TAG = re.compile(r"\{\{(\{)?\s*([#^/!&>=]?)\s*(.*?)\s*(\})?\}\}", re.DOTALL)
+_NAME = re.compile(r"\.|[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,45 +30,37 @@ class TemplateError(ValueError):
 
 
 def tags(template: str) -> list[Tag]:
-    """The tags of a template, with sections checked for balance."""
+    """The tags of a template, read by the runtime's tokenizer (what the client will
+    render), with what a signature's template may not hold refused and sections balanced."""
+    try:
+        tokens = tokenize(template)
+    except MustacheError as exc:
+        raise TemplateError(str(exc)) from None
     out: list[Tag] = []
     open_sections: list[str] = []
-    pos = 0
-    for match in _TAG.finditer(template):
-        pos = match.end()
-        triple, sigil, name = match.group(1), match.group(2), match.group(3)
-        if triple and not match.group(4):
-            raise TemplateError(
-                f"`{match.group(0)}` opens with `{{{{{{` but does not close with `}}}}}}`"
-            )
-        if sigil == "!":
+    for token in tokens:
+        if token.kind in ("text", "comment"):
             continue
-        if sigil in (">", "="):
-            raise TemplateError(
-                f"`{match.group(0)}`: partials and delimiter changes are not supported"
-            )
-        if not name or not re.fullmatch(
-            r"\.|[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*", name
-        ):
-            raise TemplateError(f"`{match.group(0)}` is not a valid tag")
-        if sigil in ("#", "^"):
-            open_sections.append(name)
-            out.append(Tag("section" if sigil == "#" else "inverted", name))
-        elif sigil == "/":
-            if not open_sections or open_sections[-1] != name:
-                expected = f"`{{{{/{open_sections[-1]}}}}}`" if open_sections else "no closing tag"
-                raise TemplateError(
-                    f"`{{{{/{name}}}}}` closes nothing open here; expected {expected}"
-                )
-            open_sections.pop()
-            out.append(Tag("close", name))
-        else:
-            out.append(Tag("var", name))
-    if "{{" in template[pos:]:
-        raise TemplateError("a `{{` tag is not closed")
+        raw = template[token.start : token.end]
+        if token.kind in ("partial", "delims"):
+            raise TemplateError(f"`{raw}`: partials and delimiter changes are not supported")
+        if not _NAME.fullmatch(token.value):
+            raise TemplateError(f"`{raw}` is not a valid tag")
+        if token.kind == "close":
+            _close(open_sections, token.value)
+        elif token.kind in ("section", "inverted"):
+            open_sections.append(token.value)
+        out.append(Tag(token.kind, token.value))
     if open_sections:
         raise TemplateError(f"section `{{{{#{open_sections[-1]}}}}}` is never closed")
     return out
+
+
+def _close(open_sections: list[str], name: str) -> None:
+    if not open_sections or open_sections[-1] != name:
+        expected = f"`{{{{/{open_sections[-1]}}}}}`" if open_sections else "no closing tag"
+        raise TemplateError(f"`{{{{/{name}}}}}` closes nothing open here; expected {expected}")
+    open_sections.pop()
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,7 @@ class Resolver:
     def type(self, t: ast.TypeExpr) -> ir.TypeRef:
         match t:
             case ast.PrimType(name):
-                return ir.Prim(name if name in ir.PRIMITIVES else "any")
+                return ir.Prim(ast.primitive(name) or "any")  # unknown: reported by the parser
             case ast.NamedType(name, span):
                 entry, diags = self.table.lookup(
                     name, "type", file=self.file, span=span, code=codes.UNKNOWN_TYPE

@@ -6,12 +6,36 @@ because the two are one type and the formatter prints the canonical spelling.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal, TypeVar, get_args
 
 from sigspec.diagnostics.source import Span
 from sigspec.infra.pickling import by_fields
 
 JsonScalar = str | int | float | bool | None
+
+# The primitive types, a closed set: tables keyed by them are checked for completeness.
+PrimKind = Literal["string", "int", "float", "bool", "keyword", "datetime", "map", "any"]
+PRIMITIVES: tuple[PrimKind, ...] = get_args(PrimKind)
+PRIMITIVE_ALIASES: Mapping[str, PrimKind] = {"boolean": "bool"}
+_PRIM_BY_NAME: Mapping[str, PrimKind] = {**{k: k for k in PRIMITIVES}, **PRIMITIVE_ALIASES}
+
+T = TypeVar("T")
+
+
+def primitive(name: str) -> PrimKind | None:
+    """The primitive a `:name` spells (`boolean` is `bool`), or None."""
+    return _PRIM_BY_NAME.get(name)
+
+
+def per_primitive(table: Mapping[PrimKind, T]) -> Mapping[PrimKind, T]:
+    """A table with an entry for every primitive; one without is a bug, caught at import
+    (every module holding such a table is imported by the tests)."""
+    missing = [kind for kind in PRIMITIVES if kind not in table]
+    if missing:
+        raise AssertionError(f"no entry for the primitive(s) {', '.join(missing)}")
+    return table
 
 
 # ---- values (defaults and attribute arguments) -------------------------------------------
@@ -68,7 +92,7 @@ class Attribute:
 @by_fields
 @dataclass(frozen=True, slots=True)
 class PrimType:
-    name: str  # string int float bool keyword datetime map any (validated by the parser)
+    name: str  # as written, `boolean` as `bool`; a primitive unless the parser reported it
     span: Span
 
 

@@ -21,9 +21,6 @@ from sigspec.diagnostics.suggest import did_you_mean
 from sigspec.syntax import ast
 from sigspec.syntax.strings import StringError, decode
 
-PRIMITIVES = ("string", "int", "float", "bool", "keyword", "datetime", "map", "any")
-PRIMITIVE_ALIASES = {"boolean": "bool"}
-
 Children = list[Any]
 
 
@@ -148,10 +145,10 @@ class AstBuilder:
 
     def prim(self, c: Children) -> ast.PrimType:
         word = str(c[0])[1:]
-        name = PRIMITIVE_ALIASES.get(word, word)
-        if name not in PRIMITIVES:
-            hints = did_you_mean(word, PRIMITIVES + tuple(PRIMITIVE_ALIASES), prefix=":")
-            valid = "valid types: " + " ".join(f":{p}" for p in PRIMITIVES)
+        name = ast.primitive(word) or word
+        if ast.primitive(word) is None:
+            hints = did_you_mean(word, ast.PRIMITIVES + tuple(ast.PRIMITIVE_ALIASES), prefix=":")
+            valid = "valid types: " + " ".join(f":{p}" for p in ast.PRIMITIVES)
             self.diagnostics.append(
                 codes.UNKNOWN_PRIMITIVE.at(
                     self.source, _tok(c[0]), name=str(c[0]), hints=(*hints, valid)

@@ -9,76 +9,36 @@ as JSON text inside one, so nothing in a signature can become code.
 
 from __future__ import annotations
 
-import keyword
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jinja2
 
-from sigspec.emit.base import source_of
-from sigspec.emit.jsonschema import output_schema
-from sigspec.emit.prompts import header_line, prompt_texts
-from sigspec.emit.providers import own_strings
-from sigspec.emit.python.models import ModelNames
-from sigspec.emit.python.names import suffix
+from sigspec.emit.python.imports import Aliases, relative
 from sigspec.emit.python.shared import SharedJson, packed_text
 from sigspec.emit.python.texts import SharedText
-from sigspec.emit.templating import render
+from sigspec.lower.fragments import own_strings
+from sigspec.lower.names.python import function_name, kwarg, suffix
+from sigspec.lower.providers import NAMES as PROVIDERS
+from sigspec.lower.providers import provider
+from sigspec.lower.templating import render
+from sigspec.lower.views import Lowered, Module
 from sigspec.semantics import ir
 from sigspec.semantics.types import deref
 
-# Keyword arguments of every client function; a param of the same name gets a trailing `_`.
-RESERVED = frozenset({"llm", "max_turns", "structured", "field_descriptions"})
-
-_PRIM = {
-    "string": "str",
-    "keyword": "str",
-    "datetime": "str",
-    "int": "int",
-    "float": "float",
-    "bool": "bool",
-    "any": "Any",
-    "map": "dict[str, Any]",
-}
-
-
-def kwarg(name: str) -> str:
-    """A param's keyword-argument name: an identifier, never a keyword or a client option."""
-    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
-    text = f"_{text}" if not text or text[0].isdigit() else text
-    clash = keyword.iskeyword(text) or text in RESERVED or _private(text)
-    return f"{text}_" if clash else text
-
-
-def _private(name: str) -> bool:
-    """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
-    function so named would shadow it."""
-    return name in ("_v", "_client") or name.startswith(
-        ("_m_", "_c_", "_SPEC_", "_SHARED", "_TEXT_")
-    )
-
-
-# Module-level names of a client module that a function name must not shadow.
-_MODULE_NAMES = frozenset(
+_PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
     {
-        "Any",
-        "JsonEnforcementError",
-        "Literal",
-        "Llm",
-        "Mapping",
-        "Request",
-        "Step",
-        "TYPE_CHECKING",
-        "annotations",
+        "string": "str",
+        "keyword": "str",
+        "datetime": "str",
+        "int": "int",
+        "float": "float",
+        "bool": "bool",
+        "any": "Any",
+        "map": "dict[str, Any]",
     }
 )
-
-
-def function_name(name: str) -> str:
-    """A signature's or pipeline's client function name, clear of the module's own names."""
-    text = kwarg(name)
-    return f"{text}_" if text in _MODULE_NAMES else text
 
 
 @dataclass(frozen=True)
@@ -163,45 +123,29 @@ def _params(sig: ir.Signature, annotations: Annotations) -> tuple[ParamView, ...
     return tuple(sorted(out, key=lambda v: v.default is not None))
 
 
-def sig_view(
-    sig: ir.Signature, module: str, names: dict[str, ModelNames], annotations: Annotations
-) -> SigView:
+def sig_view(lowered: Lowered, sig: ir.Signature, annotations: Annotations) -> SigView:
     return SigView(
         name=sig.name,
         ident=function_name(sig.name),
         mode=sig.mode,
         doc=sig.doc or "",
         params=_params(sig, annotations),
-        output=names[sig.name].output,
-        module=module,
+        output=lowered.io[sig.name].output,
+        module=lowered.module_of(sig).dotted,
         validators=suffix(sig.name),
     )
 
 
-def output_descriptions(sig: ir.Signature, project: ir.Project) -> dict[str, str]:
-    """The output's field descriptions, which a pipeline hands to its next step."""
-    target = deref(sig.output, project.types)
-    if not isinstance(target, ir.MapOf):
-        return {}
-    return {f.name: f.description for f in target.fields if f.description}
-
-
-# The fragment entries the runtime's payload helpers read; the rest (vLLM's, Gemini's OpenAPI
-# form) stay in the providers target, so each client module carries less.
-_USED = {
-    "openai": ("wrapped", "request", "tool_request"),
-    "anthropic": ("wrapped", "request", "tool_request"),
-    "gemini": ("wrapped", "request"),
-    "ollama": ("wrapped", "request"),
-}
-
-
-def _used(entries: dict[str, Any]) -> dict[str, Any]:
-    return {
-        provider: {k: v for k, v in entry.items() if k in _USED[provider]}
-        for provider, entry in entries.items()
-        if provider in _USED
-    }
+def _used(lowered: Lowered, sig: ir.Signature) -> dict[str, Any]:
+    """The fragment entries the runtime's payload builders read, of each provider it has one
+    for; the rest (vLLM's, Gemini's OpenAPI form) stay in the providers target."""
+    out = {}
+    for name in PROVIDERS:
+        entries = provider(name).runtime_entries
+        fragment = lowered.fragment(sig, name)
+        if entries and fragment.available:
+            out[name] = {k: v for k, v in fragment.entry.items() if k in entries}
+    return out
 
 
 @dataclass(frozen=True)
@@ -213,25 +157,12 @@ class Specs:
     specs: list[str]  # each signature's `_client.Spec(...)` expression
 
 
-def _template(text: str | None, sig: ir.Signature) -> str | None:
-    """A prompt file's text less its header: a standalone comment line, which renders to
-    nothing (the client module has a header of its own)."""
-    header = header_line(source_of(sig)) + "\n"
-    return text[len(header) :] if text is not None and text.startswith(header) else text
-
-
-def specs(
-    sigs: list[ir.Signature],
-    project: ir.Project,
-    env: jinja2.Environment,
-    fragments: Callable[[ir.Signature], dict[str, Any]],
-    views: list[SigView],
-) -> Specs:
+def specs(lowered: Lowered, sigs: Sequence[ir.Signature], views: Sequence[SigView]) -> Specs:
     """Each signature's `_client.Spec(...)` expression: compiled prompts, schema and
     provider fragments (schema and fragments as packed JSON text, decoded on first use so
     that importing stays cheap), with what the module's signatures have in common."""
-    schemas = [output_schema(sig, project) if sig.mode == "json" else None for sig in sigs]
-    frags = [_used(fragments(sig)) if sig.mode == "json" else None for sig in sigs]
+    schemas = [lowered.output_schema(sig) if sig.mode == "json" else None for sig in sigs]
+    frags = [_used(lowered, sig) if sig.mode == "json" else None for sig in sigs]
     shared = SharedJson([d for d in (*schemas, *frags) if d])
     # A signature's fragments are the same wrappers as its neighbours', around its own
     # schemas, with its name and description: framed, each keeps only what is its own.
@@ -244,25 +175,21 @@ def specs(
         for schema, frag in zip(schemas, framed, strict=True)
     ]
     table = shared.table() if shared.entries else None
-    prompts = [
-        {role: _template(texts.get(role), sig) for role in ("system", "user", "retry")}
-        for sig in sigs
-        for texts in (prompt_texts(sig, project, env),)
-    ]
-    common = SharedText(t for p in prompts for t in p.values() if t is not None)
+    prompts = [lowered.prompts(sig) for sig in sigs]
+    common = SharedText(t for p in prompts for t in (p.system, p.user, p.retry) if t is not None)
     out = []
     for sig, view, (schema, frag), texts in zip(sigs, views, packed, prompts, strict=True):
         fields = {
             "name": repr(sig.name),
             "mode": repr(sig.mode),
-            "system": common.expression(texts["system"]),
-            "user": common.expression(texts["user"]),
-            "retry": common.expression(texts["retry"]),
+            "system": common.expression(texts.system),
+            "user": common.expression(texts.user),
+            "retry": common.expression(texts.retry),
             "schema_json": repr(packed_text(schema)),
             "max_turns": repr(sig.max_turns),
             "doc": repr(sig.doc or ""),
             "fragments_json": repr(packed_text(frag)),
-            "descriptions": repr(output_descriptions(sig, project)),
+            "descriptions": repr(lowered.output_descriptions(sig)),
             "shared": "_SHARED" if table else "None",
             "module": repr(view.module),
             "key": repr(view.validators),
@@ -280,31 +207,78 @@ class PipelineView:
     doc: str
     steps: tuple[SigView, ...]
 
-    @property
-    def returns(self) -> str:
-        last = self.steps[-1]
-        return "Step[str]" if last.mode == "text" else f"Step[_m_{last.module}.{last.output}]"
+
+@dataclass(frozen=True, slots=True)
+class ImportLine:
+    source: str  # after `from`
+    name: str  # after `import`
+    alias: str
+    module: str = ""  # the dotted module path it stands for
+
+
+def _returns(view: SigView, models: Mapping[str, str]) -> str:
+    return "Step[str]" if view.mode == "text" else f"Step[{models[view.module]}.{view.output}]"
 
 
 def client_module(
-    *,
-    source: str,
-    module: str,
-    views: list[SigView],
-    specs: Specs,
-    pipelines: list[PipelineView],
+    lowered: Lowered,
+    module: Module,
+    classes: Mapping[str, frozenset[str]],
     env: jinja2.Environment,
 ) -> str:
-    """The client module of one .sig file."""
-    others = sorted({s.module for p in pipelines for s in p.steps} - {module})
+    """The client module of one .sig file. `classes` holds the model classes of every
+    module whose signatures this one's functions name (its own, and its pipelines' steps)."""
+    here = ("client", *module.path)
+    runnable = pipeline_steps(lowered, module)
+    others = sorted({lowered.module_of(s).dotted for _, sigs in runnable for s in sigs})
+    aliases = Aliases.of(module.dotted, [o for o in others if o != module.dotted])
+
+    def view(sig: ir.Signature) -> SigView:
+        dotted = lowered.module_of(sig).dotted
+        annotations = Annotations(lowered.project, classes[dotted], aliases.models[dotted])
+        return sig_view(lowered, sig, annotations)
+
+    def line(kind: str, dotted: str, alias: str) -> ImportLine:
+        path = (kind, *dotted.split("."))
+        return ImportLine(relative(here, path[:-1]), path[-1], alias, dotted)
+
+    views = [view(s) for s in module.signatures]
+    pipelines = [
+        PipelineView(p.name, function_name(p.name), p.doc or "", tuple(view(s) for s in sigs))
+        for p, sigs in runnable
+    ]
+    returns = {v.ident: _returns(v, aliases.models) for v in views}
+    returns.update({p.ident: _returns(p.steps[-1], aliases.models) for p in pipelines})
+    models = [line("models", m, a) for m, a in aliases.models.items()]
+    texts = specs(lowered, module.signatures, views)
     return render(
         env,
         "python/client.py.j2",
-        source=source,
-        module=module,
-        signatures=list(zip(views, specs.specs, strict=True)),
-        shared=specs.table,
-        texts=specs.texts,
+        source=module.source,
+        signatures=list(zip(views, texts.specs, strict=True)),
+        shared=texts.table,
+        texts=texts.texts,
         pipelines=pipelines,
-        others=others,
+        returns=returns,
+        aliases=aliases,
+        up=relative(here, ()),
+        up_client=relative(here, ("_client",)),
+        validators=ImportLine(relative(here, module.path[:-1]), module.path[-1], "_v"),
+        own=models[0],
+        models=models,
+        clients=[line("client", m, a) for m, a in aliases.clients.items()],
     )
+
+
+def pipeline_steps(
+    lowered: Lowered, module: Module
+) -> list[tuple[ir.Pipeline, list[ir.Signature]]]:
+    """The module's pipelines a client runs, with their steps' signatures (a PTC-Lisp step
+    runs elsewhere, so a pipeline with one has no client function)."""
+    out = []
+    for p in module.pipelines:
+        sigs = [lowered.project.signature(s) for s in p.steps]
+        steps = [s for s in sigs if s is not None]
+        if len(steps) == len(sigs) and all(s.mode != "ptc_lisp" for s in steps):
+            out.append((p, steps))
+    return out

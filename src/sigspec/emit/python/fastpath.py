@@ -16,21 +16,35 @@ messages at all: those are found only when an invalid value's errors are read.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from sigspec.emit.python.descriptors import constraints as constraint_pairs
 from sigspec.semantics import ir
+from sigspec.semantics.descriptors import constraints as constraint_pairs
 
-_TYPE_TEST = {
-    "string": "type({v}) is not str",
-    "keyword": "type({v}) is not str",
-    "int": "type({v}) is not int",
-    "float": "type({v}) is not float and type({v}) is not int",
-    "bool": "type({v}) is not bool",
-    "map": "type({v}) is not dict",
-}
+# The failing type test of each primitive; `any` and `datetime` take more than a type test
+# (`FastPaths.prim`), so they have none here.
+_TYPE_TEST: Mapping[ir.PrimKind, str | None] = ir.per_primitive(
+    {
+        "string": "type({v}) is not str",
+        "keyword": "type({v}) is not str",
+        "int": "type({v}) is not int",
+        "float": "type({v}) is not float and type({v}) is not int",
+        "bool": "type({v}) is not bool",
+        "map": "type({v}) is not dict",
+        "datetime": None,
+        "any": None,
+    }
+)
+
+
+def _type_test(kind: ir.PrimKind, v: str) -> str:
+    test = _TYPE_TEST[kind]
+    assert test is not None, kind
+    return test.format(v=v)
+
+
 # Constraint keyword: (the type its guard tests, the failing test; `{v}` the value, `{b}` the
 # bound), as runtime/validate.py `_scalar_constraint` tests it.
 # Bounds are tested negated, so that NaN (every comparison false) fails them too.
@@ -173,7 +187,7 @@ class FastPaths:
             case _:
                 assert_never(t)
 
-    def prim(self, kind: str, v: str, code: Code, ind: int, *, after: After | None) -> None:
+    def prim(self, kind: ir.PrimKind, v: str, code: Code, ind: int, *, after: After | None) -> None:
         if kind == "any":  # any JSON value: no NaN or infinity inside
             self.check(f"not _finite({v})", code, ind, after=after)
         elif kind == "map":
@@ -182,13 +196,13 @@ class FastPaths:
             self.check(f"type({v}) is not str or not _is_datetime({v})", code, ind, after=after)
         elif kind == "float" and not self.bounded:
             self.check(
-                _TYPE_TEST[kind].format(v=v),
+                _type_test(kind, v),
                 code,
                 ind,
                 after=lambda c, i: self.check(_NOT_FINITE.format(v=v), c, i, after=after),
             )
         else:
-            self.check(_TYPE_TEST[kind].format(v=v), code, ind, after=after)
+            self.check(_type_test(kind, v), code, ind, after=after)
 
     def optional(
         self, inner: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None
@@ -230,7 +244,7 @@ class FastPaths:
         values = [m.value for m in members if isinstance(m, ir.Literal)]
         kinds = {type(x) for x in values}
         if len(prims) == len(members) and not {"any", "datetime"} & set(prims):
-            failing = " and ".join(f"({_TYPE_TEST[kind].format(v=v)})" for kind in prims)
+            failing = " and ".join(f"({_type_test(kind, v)})" for kind in prims)
             if "float" in prims:
                 failing += f" or type({v}) is float and {_NOT_FINITE.format(v=v)}"
             if "map" in prims:

@@ -9,22 +9,24 @@ default is always present. Input types say what a caller may pass: defaults may 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import assert_never
 
 from sigspec.semantics import ir
 
-_PRIM = {
-    "string": "string",
-    "keyword": "string",
-    "datetime": "string",
-    "int": "number",
-    "float": "number",
-    "bool": "boolean",
-    "any": "unknown",
-    "map": "{ [key: string]: unknown }",
-}
+_PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
+    {
+        "string": "string",
+        "keyword": "string",
+        "datetime": "string",
+        "int": "number",
+        "float": "number",
+        "bool": "boolean",
+        "any": "unknown",
+        "map": "{ [key: string]: unknown }",
+    }
+)
 
 
 def literal(value: object) -> str:

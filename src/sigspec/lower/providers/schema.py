@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sigspec.emit.jsonschema import JsonSchema, SchemaBuilder, constraint_keywords, nullable
-from sigspec.emit.providers.dialects import ANNOTATIONS, Dialect
+from sigspec.lower.providers.dialect import ANNOTATIONS, Dialect
+from sigspec.lower.schema import JsonSchema, SchemaBuilder, nullable
 from sigspec.semantics import ir
+from sigspec.semantics.descriptors import constraint_keywords
 from sigspec.semantics.types import referenced_names
 
 _ANY_SCALAR: JsonSchema = {
@@ -90,7 +91,7 @@ class ProviderSchemaBuilder(SchemaBuilder):
     def ref(self, t: ir.Ref) -> JsonSchema:
         if t.name in self.recursive and not self.dialect.recursion:
             raise Unsupported(f"recursive type `{t.name}`")
-        if self.dialect.openapi:  # no $defs in the OpenAPI subset: inline the definition
+        if not self.dialect.refs:  # no $defs in this dialect: inline the definition
             saved, self.path = self.path, [t.name]
             try:
                 return self.type(self.project.types[t.name].type)

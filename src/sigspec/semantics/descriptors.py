@@ -1,7 +1,14 @@
-"""IR types → runtime descriptors (plain tuples the generated module holds as literals)."""
+"""IR types → the runtime's descriptors: plain tuples the runtime's validator reads.
+
+The runtime (`sigspec/runtime/validate.py`) is the reference meaning of a type; this is the
+one translation into its terms, used by the checker (defaults are validated by the runtime)
+and by every target that ships a validator. Constraints use JSON Schema's keyword names,
+which are the runtime's vocabulary too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
 from sigspec.semantics import ir
@@ -9,11 +16,51 @@ from sigspec.semantics.types import inline_refs
 
 Descriptor = tuple[Any, ...]
 
+# The runtime's name of each primitive.
+_PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
+    {
+        "string": "str",
+        "int": "int",
+        "float": "float",
+        "bool": "bool",
+        "keyword": "keyword",
+        "datetime": "datetime",
+        "map": "object",
+        "any": "any",
+    }
+)
+
+# Constraint -> (JSON Schema keyword, value); a constraint kind may give two keywords.
+_KEYWORDS: dict[str, Callable[[ir.Constraint], Any]] = {
+    "minimum": lambda c: c.minimum if isinstance(c, ir.Range) else None,
+    "maximum": lambda c: c.maximum if isinstance(c, ir.Range) else None,
+    "minLength": lambda c: c.min_length if isinstance(c, ir.Length) else None,
+    "maxLength": lambda c: c.max_length if isinstance(c, ir.Length) else None,
+    "minItems": lambda c: c.min_items if isinstance(c, ir.Items) else None,
+    "maxItems": lambda c: c.max_items if isinstance(c, ir.Items) else None,
+    "pattern": lambda c: c.regex if isinstance(c, ir.Pattern) else None,
+    "format": lambda c: c.name if isinstance(c, ir.Format) else None,
+}
+
+
+def constraint_keywords(f: ir.Field) -> dict[str, Any]:
+    """A field's constraints as JSON Schema keywords; `@clamp` asks for the same range."""
+    out: dict[str, Any] = {}
+    for c in f.constraints:
+        for keyword, read in _KEYWORDS.items():
+            value = read(c)
+            if value is not None:
+                out[keyword] = value
+    if f.clamp is not None:
+        out.setdefault("minimum", f.clamp.low)
+        out.setdefault("maximum", f.clamp.high)
+    return out
+
 
 def descriptor(t: ir.TypeRef) -> Descriptor:
     match t:
         case ir.Prim(kind):
-            return ({"map": "object", "string": "str"}.get(kind, kind),)
+            return (_PRIM[kind],)
         case ir.ListOf(item):
             return ("list", descriptor(item))
         case ir.Optional(inner):
@@ -35,8 +82,8 @@ def descriptor(t: ir.TypeRef) -> Descriptor:
 
 
 def constraints(f: ir.Field) -> tuple[tuple[str, Any], ...]:
-    from sigspec.emit.jsonschema import constraint_keywords
-
+    """The constraints the runtime checks, `@clamp` as its own entry (it repairs, not
+    rejects); of the formats, the runtime checks `date-time`."""
     out = [
         (k, v)
         for k, v in constraint_keywords(ir.Field(f.name, f.type, None, f.constraints)).items()

@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sigspec.lower.names import IoNames
+from sigspec.semantics import ir
+
+if TYPE_CHECKING:
+    from sigspec.lower.views import Lowered
 
 # Reserved words, strict-mode restrictions, the primitive type names, and `Promise` (an async
 # function's return type must be the global one, so no declaration may shadow it).
@@ -115,3 +123,53 @@ class Namer:
             name += "_"
         self._used.add(name)
         return name
+
+
+@dataclass(frozen=True, slots=True)
+class SigNames:
+    """The names one signature gets: its module, client function and helpers, and types."""
+
+    module: str
+    client: str
+    validate: str
+    validate_input: str
+    parse: str
+    types: IoNames
+
+
+@dataclass
+class Names:
+    """Every name the target uses, decided once for the whole project."""
+
+    types: dict[str, str]  # named type -> TypeScript name
+    type_module: dict[str, str]  # named type -> the module that declares it
+    sigs: dict[str, SigNames] = field(default_factory=dict)  # folded name -> names
+    pipelines: dict[str, str] = field(default_factory=dict)  # pipeline name -> function
+
+
+def project_names(lowered: Lowered) -> Names:
+    type_namer = Namer()
+    project = lowered.project
+    names = Names(
+        {name: type_namer.take(ident(name)) for name in project.types},
+        {n: lowered.module_of(t).dotted for n, t in project.types.items()},
+    )
+    for module in lowered.modules:
+        values = Namer()
+        # Client functions first, so that they keep the plainest names: `act_on_sentiment`
+        # becomes `actOnSentiment`, with `validateActOnSentiment` and `parseActOnSentiment`.
+        clients = {s.name: values.take(camel(s.name)) for s in module.signatures}
+        for p in module.pipelines:
+            names.pipelines[p.name] = values.take(camel(p.name))
+        for sig in module.signatures:
+            io = lowered.io[sig.name]
+            stem = io.input.removesuffix("Input")
+            names.sigs[ir.fold(sig.name)] = SigNames(
+                module.dotted,
+                clients[sig.name],
+                values.take(f"validate{stem}"),
+                values.take(f"validate{stem}Input"),
+                values.take(f"parse{stem}"),
+                io,
+            )
+    return names

@@ -15,22 +15,25 @@ constraints and default as a trailing comment. It is held to the size of BAML's
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import assert_never
 
 from sigspec.semantics import ir
 
 HEADER = "Answer in JSON of this form:"
 
-_PRIM = {
-    "string": "string",
-    "keyword": "string",
-    "int": "int",
-    "float": "float",
-    "bool": "bool",
-    "datetime": "string (ISO 8601 date-time with offset)",
-    "map": "object",
-    "any": "any",
-}
+_PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
+    {
+        "string": "string",
+        "keyword": "string",
+        "int": "int",
+        "float": "float",
+        "bool": "bool",
+        "datetime": "string (ISO 8601 date-time with offset)",
+        "map": "object",
+        "any": "any",
+    }
+)
 
 
 def output_instructions(sig: ir.Signature, project: ir.Project) -> str:

@@ -1,0 +1,64 @@
+"""Python names for names from .sig files: identifiers, client functions, keyword arguments.
+
+Every name is derived from the .sig name alone (plus fixed reserved sets), so a declaration's
+names never change because another declaration was added.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+
+def suffix(name: str) -> str:
+    """A name from a .sig file as the tail of a Python identifier (`validate_` + it)."""
+    return re.sub(r"\W", "_", name, flags=re.ASCII)
+
+
+def identifier(name: str) -> str:
+    """A whole Python identifier for a name (keywords get a trailing `_`)."""
+    text = suffix(name)
+    text = f"_{text}" if not text or text[0].isdigit() else text
+    return f"{text}_" if keyword.iskeyword(text) else text
+
+
+# Keyword arguments of every client function; a param of the same name gets a trailing `_`.
+RESERVED = frozenset({"llm", "max_turns", "structured", "field_descriptions"})
+
+
+def kwarg(name: str) -> str:
+    """A param's keyword-argument name: an identifier, never a keyword or a client option."""
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    text = f"_{text}" if not text or text[0].isdigit() else text
+    clash = keyword.iskeyword(text) or text in RESERVED or _private(text)
+    return f"{text}_" if clash else text
+
+
+def _private(name: str) -> bool:
+    """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
+    function so named would shadow it."""
+    return name in ("_v", "_client") or name.startswith(
+        ("_m_", "_c_", "_SPEC_", "_SHARED", "_TEXT_")
+    )
+
+
+# Module-level names of a client module that a function name must not shadow.
+_MODULE_NAMES = frozenset(
+    {
+        "Any",
+        "JsonEnforcementError",
+        "Literal",
+        "Llm",
+        "Mapping",
+        "Request",
+        "Step",
+        "TYPE_CHECKING",
+        "annotations",
+    }
+)
+
+
+def function_name(name: str) -> str:
+    """A signature's or pipeline's client function name, clear of the module's own names."""
+    text = kwarg(name)
+    return f"{text}_" if text in _MODULE_NAMES else text

@@ -1,0 +1,44 @@
+"""vLLM: `structured_outputs.json` (guided decoding by xgrammar or llguidance).
+
+Every constraint keyword is enforced; the model never sees descriptions. The runtime has no
+payload builder of its own for it: send the fragment with any OpenAI-compatible client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sigspec.lower.providers.base import JsonSchema, Provider, Request
+from sigspec.lower.providers.dialect import ALL_KEYWORDS, Dialect
+
+DIALECT = Dialect(
+    "vllm",
+    keywords=ALL_KEYWORDS - {"default", "deprecated"},
+    formats=frozenset(
+        {
+            "date-time",
+            "time",
+            "date",
+            "duration",
+            "email",
+            "hostname",
+            "ipv4",
+            "ipv6",
+            "uuid",
+            "uri",
+        }
+    ),
+    describes=False,
+)
+
+
+def requests(r: Request) -> dict[str, Any]:
+    return {"request": {"structured_outputs": {"json": r.built.schema}}}
+
+
+def tool(name: str, description: str, schema: JsonSchema) -> dict[str, Any]:
+    function = {"name": name, "description": description, "parameters": schema}
+    return {"type": "function", "function": function}
+
+
+PROVIDER = Provider("vllm", DIALECT, requests, tool)
