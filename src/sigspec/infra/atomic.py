@@ -16,8 +16,8 @@ system offers, chosen by `folder_swap`:
   folder fails on Windows, so the fallback never renames onto one.
 
 The native call is found by probing the C library (ctypes), never by the OS's name.
-`SIGSPEC_FOLDER_SWAP=rename` forces the two renames: a test and diagnostic switch that lets the
-fallback be exercised on a system that has a native swap.
+`SIGSPEC_FOLDER_SWAP=rename` forces the two renames (unset, or any other value: the probe): a
+test and diagnostic switch that lets the fallback run on a system that has a native swap.
 """
 
 from __future__ import annotations
