@@ -72,6 +72,7 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     roots = discover(p.roots)
     output.guard(p.out, roots)
     if request.clean:
+        output.recover(p.out)  # the owned files to delete may be in a folder left beside it
         removed = output.clean(p.out)
         click.echo(f"removed {removed} file{'s' if removed != 1 else ''} from {p.out}", err=True)
         return 0
@@ -114,9 +115,16 @@ def _run(request: Request, p: Plan, report: Report) -> int:
 
 
 def _check(out: Path, files: Sequence[Any]) -> int:
-    from sigspec.compiler.output import drift
+    from sigspec.compiler.output import drift, interrupted
     from sigspec.compiler.paths import display_path
 
+    if interrupted(out):  # `out` may be missing or lack the user's newest files: no diff
+        click.echo(
+            f"{display_path(out)}: an earlier compile was interrupted while replacing the "
+            "output; run `sigspec compile` to repair it",
+            err=True,
+        )
+        return 1
     found = drift(out, files)
     for label, paths in (
         ("stale", found.stale),

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sigspec.compiler.output import OutputError, read_manifest
+from sigspec.compiler.output import OutputError, interrupted, read_manifest
 from sigspec.compiler.paths import discover, display_path
 from sigspec.infra.cache import user_cache
 from sigspec.infra.digest import digest
@@ -114,6 +114,8 @@ def is_fresh(out: Path, roots: Sequence[Path], root: Path, config: Mapping[str, 
     `roots`), same configuration, every file as written."""
     from sigspec.infra.version import VERSION
 
+    if interrupted(out):  # a replacement was under way: only a compile can tell what is there
+        return False
     try:
         manifest = read_manifest(out)
         if manifest is None:

@@ -1,9 +1,29 @@
 """The output folder: ownership, `--check`, and atomic replacement. The only writer of output.
 
-sigspec owns exactly the files listed in the folder's manifest.json (and the manifest). A new
-output is staged, complete, beside the folder (hand-written files hard-linked in) and swapped
-in with one `renameat2(RENAME_EXCHANGE)`: a crash or kill at any moment leaves either the old
-complete output or the new one. Files sigspec does not own are never overwritten or deleted.
+sigspec owns exactly the files listed in the folder's manifest.json (and the manifest). Files
+sigspec does not own are never overwritten or deleted.
+
+A new output is built beside the folder `OUT`, each step leaving a state recognisable by name
+(`T` is one run's random token, never containing a dot):
+
+1. `.sigspec-stage-OUT.T`: the stage. The user's files are hard-linked in, the manifest is
+   written first (so whoever finds a stage can tell generated files from the user's), then
+   every generated file. A stage is never promoted: nothing says it is complete.
+2. `.sigspec-ready-OUT.T`: the stage renamed once its last file is written. The name is the
+   proof of completeness: the rename is atomic and comes after every write has returned.
+3. The swap (`infra.atomic.swap_folders`): with a native call, one exchange of ready and `OUT`
+   (the old tree is then under the ready name); else `OUT` -> `.sigspec-old-OUT.T`, then ready
+   -> `OUT`, with `OUT` absent in between (never a mix of two outputs).
+4. Files the user created in the old tree meanwhile are moved back; the old tree is renamed
+   `.sigspec-trash-OUT.T...` (nothing is ever salvaged from trash), then deleted.
+
+`recover` repairs whatever a kill left, before every compile: with `OUT` missing, a complete
+(ready) folder is promoted, the one whose old side folder is there first (finishing the
+interrupted swap), else an old side folder is put back (undoing it); then, with `OUT` present,
+every stage, ready or old folder beside it gives back the user files `OUT` lacks and is
+discarded; trash is deleted. A ready or old folder beside `OUT` means a replacement was
+interrupted (`interrupted`): `--check` says so instead of comparing files, and the no-op fast
+path never calls such a folder up to date.
 """
 
 from __future__ import annotations
@@ -18,9 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from sigspec.emit.base import MANIFEST, Artifact
+from sigspec.infra.atomic import FolderSwap, folder_swap, swap_folders
 
-STAGE_PREFIX = ".sigspec-stage-"
-# A stage whose useful contents were salvaged is renamed to this first, in one atomic step:
+STAGE_PREFIX = ".sigspec-stage-"  # being built: never promoted
+READY_PREFIX = ".sigspec-ready-"  # complete (or, after a native exchange, the previous output)
+OLD_PREFIX = ".sigspec-old-"  # the previous output, moved aside by the two-rename swap
+# A folder whose useful contents were salvaged is renamed to this first, in one atomic step:
 # its deletion may then be interrupted at any point without anything being salvaged from it.
 TRASH_PREFIX = ".sigspec-trash-"
 
@@ -106,8 +129,9 @@ def drift(out: Path, files: Iterable[Artifact]) -> Drift:
 # ---- writing ---------------------------------------------------------------------------------
 
 
-def write(out: Path, files: Iterable[Artifact]) -> int:
-    """Replace sigspec's files in `out` with `files`, atomically. Returns how many changed."""
+def write(out: Path, files: Iterable[Artifact], *, swap: FolderSwap | None = None) -> int:
+    """Replace sigspec's files in `out` with `files`, atomically. Returns how many changed.
+    `swap` is how to replace the folder (default: the best this system offers)."""
     import tempfile  # imported here: the up-to-date check never writes
 
     out = out.absolute()
@@ -125,25 +149,60 @@ def write(out: Path, files: Iterable[Artifact]) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     recover(out)
     stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX + out.name + ".", dir=out.parent))
+    ready = _as(stage, READY_PREFIX)
     try:
         if out.exists():
             os.chmod(stage, out.stat().st_mode & 0o7777)
             _mirror_foreign(out, stage, mine)
         _write_stage(stage, artifacts)
-        if out.exists():
-            _exchange(stage, out)  # the commit point
-            _salvage(stage, out, mine)
-        else:
-            os.rename(stage, out)
-    finally:
+        os.rename(stage, ready)  # the proof that the stage is complete
+    except BaseException:
         if stage.exists():
             _discard(stage)
+        raise
+    if not out.exists():
+        os.rename(ready, out)
+        return changed
+    previous = _replace(ready, out, swap or folder_swap())  # the commit point
+    # Killed from here on, the old tree is left beside `out` for `recover` to salvage.
+    _salvage(previous, out, mine)
+    _discard(previous)
     return changed
 
 
-def _discard(stage: Path) -> None:
-    trash = stage.with_name(TRASH_PREFIX + stage.name.removeprefix(STAGE_PREFIX))
-    os.rename(stage, trash)
+def _replace(ready: Path, out: Path, swap: FolderSwap) -> Path:
+    """Swap the complete `ready` folder in for `out`; returns where the old tree is now."""
+    aside = _as(ready, OLD_PREFIX)
+    try:
+        return swap_folders(ready, out, aside, swap)
+    except OSError as exc:
+        if out.exists():  # nothing was replaced: the old output stays, the new one goes
+            _discard(ready)
+        raise OutputError(f"cannot replace {out} ({swap.name}): {exc.strerror or exc}") from exc
+
+
+def _as(folder: Path, prefix: str) -> Path:
+    """The same run's folder of another kind: `.sigspec-stage-OUT.T` -> `prefix` + `OUT.T`."""
+    kind = next(p for p in _PREFIXES if folder.name.startswith(p))
+    return folder.with_name(prefix + folder.name.removeprefix(kind))
+
+
+def _tag(name: str, prefix: str, out_name: str) -> str | None:
+    """The run's token in `name` if it is `prefix` + `out_name` + "." + token (a token holds
+    no dot, so the leftovers of an output `a` are never taken for those of `a.b`)."""
+    head = f"{prefix}{out_name}."
+    if not name.startswith(head):
+        return None
+    tag = name[len(head) :]
+    return tag if tag and "." not in tag else None
+
+
+def _discard(folder: Path) -> None:
+    # One run's old and ready folders share a token: the trash name keeps their kinds apart.
+    kind = next(p for p in _PREFIXES if folder.name.startswith(p))
+    trash = _as(folder, TRASH_PREFIX)
+    trash = trash.with_name(f"{trash.name}_{kind.removeprefix('.sigspec-').strip('-')}")
+    os.rename(folder, trash)
     shutil.rmtree(trash, ignore_errors=True)
 
 
@@ -214,16 +273,76 @@ def clean(out: Path) -> int:
     return removed
 
 
+@dataclass(frozen=True, slots=True)
+class Leftovers:
+    """What runs that were killed (or failed) left beside an output folder, by kind."""
+
+    stages: tuple[Path, ...] = ()
+    ready: tuple[Path, ...] = ()
+    old: tuple[Path, ...] = ()
+    trash: tuple[Path, ...] = ()
+
+    @property
+    def interrupted(self) -> bool:
+        """A replacement of the output was under way: `out` may be missing, or the user's
+        newest files may still be in the old tree."""
+        return bool(self.ready or self.old)
+
+
+_PREFIXES = (STAGE_PREFIX, READY_PREFIX, OLD_PREFIX, TRASH_PREFIX)
+
+
+def leftovers(out: Path) -> Leftovers:
+    found: dict[str, list[Path]] = {prefix: [] for prefix in _PREFIXES}
+    try:
+        names = sorted(entry.name for entry in os.scandir(out.parent))
+    except OSError:  # no parent folder: nothing beside it either
+        return Leftovers()
+    for name in names:
+        for prefix in _PREFIXES:
+            if _tag(name, prefix, out.name) is not None:
+                found[prefix].append(out.parent / name)
+    return Leftovers(*(tuple(found[prefix]) for prefix in _PREFIXES))
+
+
+def interrupted(out: Path) -> bool:
+    """An earlier compile was killed while replacing `out`; `recover` repairs it."""
+    return leftovers(out.absolute()).interrupted
+
+
 def recover(out: Path) -> None:
-    """Finish what a killed run left beside `out`: stages are salvaged, then removed."""
-    if not out.parent.exists():
-        return
-    for trash in out.parent.glob(f"{TRASH_PREFIX}{out.name}.*"):
+    """Finish what killed runs left beside `out` (the rules are in the module's docstring)."""
+    out = out.absolute()
+    try:
+        _recover(out, leftovers(out))
+    except OSError as exc:
+        message = f"cannot repair what an interrupted compile left beside {out}: {exc}"
+        raise OutputError(message) from exc
+
+
+def _recover(out: Path, found: Leftovers) -> None:
+    for trash in found.trash:
         shutil.rmtree(trash, ignore_errors=True)
-    for leftover in out.parent.glob(f"{STAGE_PREFIX}{out.name}.*"):
+    if not os.path.lexists(out):
+        _restore(out, found)
+    for leftover in (*found.old, *found.ready, *found.stages):
+        if not leftover.exists():  # promoted to `out` just now
+            continue
         if leftover.is_dir() and out.exists():
             _salvage(leftover, out, _owned_anywhere(out, leftover))
         _discard(leftover)
+
+
+def _restore(out: Path, found: Leftovers) -> None:
+    """`out` is missing: finish the interrupted swap (promote the complete new folder), else
+    undo it (put the old one back, whatever it holds: it was the user's folder). A stage is
+    never promoted: it may be incomplete."""
+    swapped = {_as(old, READY_PREFIX) for old in found.old}
+    paired = [ready for ready in found.ready if ready in swapped]
+    for candidate in (*paired, *found.ready, *found.old):
+        if candidate.is_dir() and not candidate.is_symlink():
+            os.rename(candidate, out)
+            return
 
 
 def _owned_anywhere(out: Path, other: Path) -> set[str]:
@@ -278,21 +397,3 @@ def _prune_empty(folder: Path, top: Path) -> None:
     while folder != top and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
         folder = folder.parent
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _exchange(a: Path, b: Path) -> None:
-    """Swap two directories in one atomic step (Linux renameat2)."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-        raise OutputError("this system has no renameat2(); atomic output needs Linux 3.15+")
-    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OutputError(f"cannot swap {a} and {b}: {os.strerror(errno)}")
