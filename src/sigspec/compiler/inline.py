@@ -37,7 +37,7 @@ def parse_signature(text: str) -> ir.Signature:
     output = resolver.type(node.output)
     found = [*diags, *resolver.diagnostics]
     for site in resolver.sites:
-        found += check_field(site, {})
+        found += check_field(site, {}, {})
     if has_errors(found):
         raise SignatureError(sort_diagnostics(found))
     return ir.Signature(

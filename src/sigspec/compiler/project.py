@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sigspec.compiler import suppress
 from sigspec.compiler.paths import common_root, discover, display_path
+from sigspec.compiler.portable import check_names
 from sigspec.compiler.suppress import Suppression
 from sigspec.diagnostics import LOAD_PHASES, Diagnostic, codes, sort_diagnostics
 from sigspec.diagnostics.source import SourceFile, Span
@@ -218,6 +219,7 @@ def load(
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
     files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]
     project, diags = check_project(files)
+    diags += tuple(check_names(project, [f.source for f in files]))
     sources = tuple(sorted(graph.sources.values(), key=lambda s: s.path))
     found: list[Suppression] = []
     problems: list[Diagnostic] = []

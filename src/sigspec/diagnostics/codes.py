@@ -212,6 +212,40 @@ DUPLICATE_DECLARATION = Code(
     "`-`/`_` folding, because generated code and schemas refer to them by name.",
     "type A = :int\ntype A = :string\n",
 )
+MODULE_COLLISION = Code(
+    "module-collision",
+    Phase.CHECK,
+    E,
+    "`{first}` and `{second}` would both be the generated module `{module}`",
+    "Two files would generate one module.",
+    "Each .sig file's generated module is named after its path below the project root, "
+    "with every folder and file name made an identifier (`-` and other characters become "
+    "`_`). Two paths that become the same name (`my-dir/a.sig` and `my_dir/a.sig`), or a file "
+    "and a folder of the same name (`a.sig` and `a/b.sig`), cannot both have one. Rename one.",
+    "",
+)
+CASE_COLLISION = Code(
+    "case-collision",
+    Phase.CHECK,
+    W,
+    "the generated files of `{name}` differ from those of `{other}` only in case",
+    "Two outputs would overwrite each other on a case-insensitive file system.",
+    "macOS and Windows file systems ignore case: `Classify` and `classify` would write one "
+    "`jsonschema/classify.input.json`, and the second would overwrite the first when the "
+    "output is compiled or checked out there. Rename one of them.",
+    "signature Classify() -> :int\nsignature classify() -> :string\n",
+)
+RESERVED_NAME = Code(
+    "reserved-name",
+    Phase.CHECK,
+    W,
+    "`{name}` is a name Windows reserves for a device: its generated files cannot exist there",
+    "A generated file would have a name Windows refuses.",
+    "Windows reserves CON, PRN, AUX, NUL, COM1 to COM9 and LPT1 to LPT9, in any case and with "
+    "any extension: `con.input.json` cannot be created or checked out there. Rename the "
+    "declaration or the file.",
+    "signature con() -> :int\n",
+)
 DUPLICATE_ATTRIBUTE = Code(
     "duplicate-attribute",
     Phase.CHECK,
@@ -635,6 +669,9 @@ CODES: dict[str, Code] = {
         DUPLICATE_PARAM,
         DUPLICATE_FIELD,
         DUPLICATE_DECLARATION,
+        MODULE_COLLISION,
+        CASE_COLLISION,
+        RESERVED_NAME,
         DUPLICATE_ATTRIBUTE,
         UNKNOWN_ATTRIBUTE,
         MISPLACED_ATTRIBUTE,

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.semantics import ir
+from sigspec.semantics.descriptors import named_descriptors
 from sigspec.semantics.pipelines import check_pipeline
 from sigspec.semantics.prompt import check_template, template_attrs
 from sigspec.semantics.resolve import resolve_files
@@ -19,8 +20,9 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
     resolved = resolve_files(files, table)
     project = resolved.project
     diags += resolved.diagnostics
+    runtime_types = named_descriptors(project.types)
     for site in resolved.sites:
-        diags += check_field(site, project.types)
+        diags += check_field(site, project.types, runtime_types)
     diags += check_infinite_types(project)
     tools = {ir.fold(t.name) for t in project.tools}
     decls = _syntax_by_origin(files)

@@ -134,5 +134,10 @@ def _open_maps(d: Descriptor) -> Descriptor:
     return d
 
 
+def named_descriptors(types: Mapping[str, ir.TypeDef]) -> dict[str, Descriptor]:
+    """Every named type's descriptor."""
+    return {name: descriptor(t.type) for name, t in types.items()}
+
+
 def type_descriptors(project: ir.Project, names: list[str]) -> dict[str, Descriptor]:
     return {name: descriptor(project.types[name].type) for name in names}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import Span
-from sigspec.semantics import ir
+from sigspec.runtime.validate import check
+from sigspec.semantics import descriptors, ir
+from sigspec.semantics.descriptors import Descriptor
 from sigspec.semantics.resolve import FieldSite
 from sigspec.semantics.types import (
     Types,
@@ -17,7 +20,6 @@ from sigspec.semantics.types import (
     reachable_fields,
     strip_optional,
 )
-from sigspec.semantics.values import check_constraints, check_value
 from sigspec.syntax import ast
 
 
@@ -28,11 +30,15 @@ def _attr_span(site: FieldSite, *names: str) -> Span:
     return site.syntax.span
 
 
-def check_field(site: FieldSite, types: Types) -> list[Diagnostic]:
+def check_field(
+    site: FieldSite, types: Types, runtime_types: Mapping[str, Descriptor]
+) -> list[Diagnostic]:
+    """`runtime_types`: the named types as the runtime's descriptors (defaults are checked by
+    the runtime's validator, the one meaning of a valid value)."""
     return [
         *_constraint_targets(site, types),
         *_contradictions(site),
-        *_default(site, types),
+        *_default(site, runtime_types),
         *_fallback(site),
     ]
 
@@ -85,24 +91,32 @@ def _contradictions(site: FieldSite) -> Iterator[Diagnostic]:
             )
 
 
-def _default(site: FieldSite, types: Types) -> Iterator[Diagnostic]:
+def _default(site: FieldSite, runtime_types: Mapping[str, Descriptor]) -> Iterator[Diagnostic]:
     f = site.field
     if f.default is None or site.syntax.default is None:
         return
-    reasons = check_value(f.default.value, f.type, types)
-    if not reasons and f.default.value is not None:
-        reasons = check_constraints(f.default.value, f.constraints, "")
-        if f.clamp is not None and type(f.default.value) in (int, float):
-            lo, hi = f.clamp.low, f.clamp.high
-            if not lo <= f.default.value <= hi:
-                reasons = [f"value: {f.default.value} is outside the clamp range {lo}..{hi}"]
+    reasons = default_problems(f, runtime_types)
     if reasons:
         yield codes.INVALID_DEFAULT.at(
             site.source,
             site.syntax.default.span,
             type=ir.render_type(f.type),
-            reason="; ".join(r.removeprefix("value: ") for r in reasons[:3]),
+            reason="; ".join(reasons[:3]),
         )
+
+
+def default_problems(f: ir.Field, runtime_types: Mapping[str, Descriptor]) -> list[str]:
+    """What the runtime's strict validator finds wrong with a field's default, in its words;
+    a clamp it would apply counts too (a default must already be in range)."""
+    assert f.default is not None
+    own = descriptors.field(replace(f, fallback=False))
+    value = {f.name: f.default.value}
+    _, errors, repairs = check(("map", (own,), True), value, dict(runtime_types))
+    found = [*errors, *((path, f"it would be changed: {note}") for path, note in repairs)]
+    return [
+        message if path == f.name else f"{path.removeprefix(f.name + '.')}: {message}"
+        for path, message in found
+    ]
 
 
 def _fallback(site: FieldSite) -> Iterator[Diagnostic]:

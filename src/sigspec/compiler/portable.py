@@ -1,0 +1,69 @@
+"""Names of generated files that would break somewhere: two .sig files that would generate
+one module, outputs that differ only in case (macOS and Windows ignore it), and names
+Windows reserves for devices. Found by `lint`, before anything is written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from sigspec.diagnostics import Diagnostic, Label, codes
+from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.lower.names import module_collisions, module_path
+from sigspec.semantics import ir
+
+WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"}
+    | {f"com{n}" for n in range(1, 10)}
+    | {f"lpt{n}" for n in range(1, 10)}
+)
+_START = Span(0, 0)
+
+
+def reserved(name: str) -> bool:
+    """Windows refuses a file whose name, up to its first dot, is a device's."""
+    return name.split(".", 1)[0].lower() in WINDOWS_RESERVED
+
+
+def check_names(project: ir.Project, sources: Sequence[SourceFile]) -> list[Diagnostic]:
+    return [*_modules(sources), *_declarations(project)]
+
+
+def _modules(sources: Sequence[SourceFile]) -> Iterator[Diagnostic]:
+    by_path = {s.path: s for s in sources}
+    for first, second, module in module_collisions(by_path):
+        label = Label(by_path[first], _START, "this file")
+        yield codes.MODULE_COLLISION.at(
+            by_path[second], _START, first=first, second=second, module=module, labels=(label,)
+        )
+    seen: dict[str, SourceFile] = {}
+    for source in sorted(sources, key=lambda s: s.path):
+        path = module_path(source.path)
+        dotted = ".".join(path)
+        other = seen.setdefault(dotted.casefold(), source)
+        if other is not source and ".".join(module_path(other.path)) != dotted:
+            label = Label(other, _START, "this file")
+            yield codes.CASE_COLLISION.at(
+                source, _START, name=source.path, other=other.path, labels=(label,)
+            )
+        if any(reserved(part) for part in path):
+            yield codes.RESERVED_NAME.at(source, _START, name=source.path)
+
+
+def _declarations(project: ir.Project) -> Iterator[Diagnostic]:
+    """Signatures and tools name their files (`jsonschema/NAME.input.json`, ...)."""
+    seen: dict[str, ir.Signature] = {}
+    for sig in (*project.signatures, *project.tools):
+        other = seen.setdefault(ir.fold(sig.name).casefold(), sig)
+        if other is not sig:
+            labels = _label(other)
+            yield codes.CASE_COLLISION.at_origin(
+                sig.origin, name=sig.name, other=other.name, labels=labels
+            )
+        if reserved(sig.name):
+            yield codes.RESERVED_NAME.at_origin(sig.origin, name=sig.name)
+
+
+def _label(sig: ir.Signature) -> tuple[Label, ...]:
+    if sig.origin is None:
+        return ()
+    return (Label(sig.origin.source, sig.origin.span, "this one"),)
