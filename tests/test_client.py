@@ -430,7 +430,7 @@ def test_a_wrapped_root_is_unwrapped(scalars: ModuleType) -> None:
     step = scalars.count(text="x", llm=openai('{"result": 3}'))
     assert step.return_.root == 3 and len(step.turns) == 1
     assert step.turns[0].repairs == [
-        ("root", "unwrapped the answer from the provider's {'result': ...}")
+        ("root", """unwrapped the answer from the provider's {"result": ...}""")
     ]
     schema = sent[0]["response_format"]["json_schema"]["schema"]
     assert schema["required"] == ["result"]
@@ -495,7 +495,7 @@ def test_a_client_runs_on_compact_validators(tmp_path: Any) -> None:
         step = client.rate(text="x", llm=script)
         assert step.return_.label == "good" and len(step.turns) == 2
         assert step.turns[0].errors == [("score", "2 is greater than the maximum 1")]
-        assert step.turns[1].repairs == [("label", "matched 'Good' to enum value 'good'")]
+        assert step.turns[1].repairs == [("label", 'matched "Good" to enum value "good"')]
         with pytest.raises(validators.ValidationError) as raised:
             client.rate(text="", llm=script)
         assert raised.value.errors == [("text", "shorter than 1 characters")]

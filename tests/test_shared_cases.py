@@ -297,3 +297,60 @@ def test_both_runtimes_reject_hostile_replies_in_linear_time(
     # Linear: well under a second for these 4 MB; the quadratic scans took minutes.
     assert time.perf_counter() - start < 20
     assert results == expected
+
+
+# ---- the message notation beyond the table ------------------------------------------------
+
+
+def test_number_text_writes_numbers_as_javascript_does() -> None:
+    """The Python runtime writes a float in messages as `String(x)` does in Node, so that the
+    TypeScript runtime needs no formatter: random doubles of every magnitude, the thresholds
+    where an exponent starts (1e-7, 1e21), whole floats, -0.0, the extremes."""
+    import random
+    import struct
+
+    from sigspec.runtime.common import number_text
+
+    rng = random.Random(20)
+    numbers = [struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0] for _ in range(20000)]
+    numbers = [x for x in numbers if x - x == 0.0]  # JSON carries finite numbers only
+    numbers += [m * 10.0**e for e in range(-12, 25) for m in (1.0, -1.5, 9.999999)]
+    numbers += [0.0, -0.0, 5e-324, 1.7976931348623157e308, 2.0**53, 0.1 + 0.2, 1e-7, 1e-6, 1e21]
+    script = (
+        "const xs = JSON.parse(require('fs').readFileSync(0, 'utf-8'));"
+        "process.stdout.write(JSON.stringify([...xs, NaN, Infinity, -Infinity].map(String)));"
+    )
+    run = subprocess.run(
+        ["node", "-e", script], input=json.dumps(numbers), capture_output=True, text=True,
+        check=False, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    numbers += [float("nan"), float("inf"), float("-inf")]
+    differ = [
+        (x, number_text(x), js)
+        for x, js in zip(numbers, json.loads(run.stdout), strict=True)
+        if number_text(x) != js
+    ]
+    assert differ == []
+
+
+def test_the_readers_duplicate_key_message_reads_the_same_in_both(compiled: Path) -> None:
+    """A key given twice with different values: the strict reader's message (no caller sees
+    it, the candidate is dropped) in the notation both runtimes share."""
+    from sigspec.runtime.reply import strict_json
+
+    text = '{"k\\"é\\\\": 1, "k\\"é\\\\": 2}'
+    with pytest.raises(ValueError, match="given twice") as caught:
+        strict_json(text)
+    script = (
+        "const rt = await import(process.argv[1]);"
+        "try { rt.load(process.argv[2]); } catch (e) { process.stdout.write(e.message); }"
+    )
+    url = (compiled / "_runtime.js").as_uri()
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", script, url, text],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == str(caught.value)
+    assert run.stdout == 'the key "k\\"é\\\\" is given twice with different values'

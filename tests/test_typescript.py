@@ -84,7 +84,7 @@ def test_examples_compile_with_tsc_and_the_client_runs(
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     assert out["sentiment"] == "positive" and out["score"] == 0.9
-    assert ["sentiment", "matched 'Positive' to enum value 'positive'"] in out["repairs"]
+    assert ["sentiment", 'matched "Positive" to enum value "positive"'] in out["repairs"]
     assert "Classify the sentiment of this product review:\n\nGreat blender" in out["prompt"]
     assert out["usage"] == {"input": 10, "output": 3}
     assert out["action"] == "escalate" and out["priority"] == 1
@@ -94,7 +94,7 @@ def test_examples_compile_with_tsc_and_the_client_runs(
     assert "- sentiment: One of: positive, negative, neutral" in out["secondPrompt"]
     assert out["failure"] == [2, [["root", "no JSON found in the reply"]]]
     assert out["invalid"] == [["score", "2 is greater than the maximum 1"]]
-    assert out["nan"] == [["score", "expected a finite number, got nan"]]  # as in Python
+    assert out["nan"] == [["score", "expected a finite number, got NaN"]]  # as in Python
     assert out["parsed"] == {"sentiment": "neutral", "score": 0.5}
 
 

@@ -357,7 +357,7 @@ def test_invalid_values_are_rejected_without_the_runtime(tmp_path: Path) -> None
     with pytest.raises(module.ValidationError) as caught:
         module.validate_c(value, _slow=_refuse)
     assert caught.value.errors == [  # every error, though the check stopped at the first
-        ("rows.0.name", "does not match the pattern '^[a-z]+$'"),
+        ("rows.0.name", 'does not match the pattern "^[a-z]+$"'),
         ("rows.0.qty", "12 is greater than the maximum 9"),
         ("rows.0.when", "expected an RFC 3339 date-time with an offset"),
         ("rows.0.kind", 'expected one of "x", "y", got "z"'),
@@ -663,8 +663,8 @@ def test_nan_and_infinities_are_no_numbers(tmp_path: Path) -> None:
         descriptor, {**valid, "c": float("nan"), "k": {"y": [float("inf")]}}, types
     )
     assert errors == [
-        ("c", "expected a finite number, got nan"),
-        ("k.y.0", "expected a finite number, got inf"),
+        ("c", "expected a finite number, got NaN"),
+        ("k.y.0", "expected a finite number, got Infinity"),
     ]
 
 
@@ -675,13 +675,13 @@ def test_lists_of_plain_items_decide_as_item_by_item() -> None:
     cases: list[tuple[str, list[Any], list[Any]]] = [
         ("float", [1e308, 1e308], []),  # the sum overflows; each item is fine
         ("float", [10**400, 1.5], []),  # int satisfies float, however large
-        ("float", [0.5, float("nan")], [("1", "expected a finite number, got nan")]),
+        ("float", [0.5, float("nan")], [("1", "expected a finite number, got NaN")]),
         (
             "float",
             [float("inf"), float("-inf")],
             [
-                ("0", "expected a finite number, got inf"),
-                ("1", "expected a finite number, got -inf"),
+                ("0", "expected a finite number, got Infinity"),
+                ("1", "expected a finite number, got -Infinity"),
             ],
         ),
         ("int", [1, True], [("1", "expected int, got bool")]),
@@ -695,4 +695,4 @@ def test_lists_of_plain_items_decide_as_item_by_item() -> None:
         if not errors:
             assert value == items and value is not items  # a copy, as item by item
     value, _, repairs = check(("list", ("int",)), [1, "2"], {}, lenient=True)
-    assert value == [1, 2] and repairs == [("1", "coerced string '2' to a number")]
+    assert value == [1, 2] and repairs == [("1", 'coerced string "2" to a number')]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from .common import shown
 from .mustache import render as render_template
 
 T = TypeVar("T")
@@ -281,7 +282,7 @@ def run_json(
 ) -> Step[T]:
     """Seed 000's flow: prompt, call, parse, validate, retry with feedback, or fail."""
     if structured not in ("prompt", "tool"):
-        raise ValueError(f"structured must be 'prompt' or 'tool', not {structured!r}")
+        raise ValueError(f'structured must be "prompt" or "tool", not {shown(structured)}')
     budget = spec.max_turns if max_turns is None else max_turns
     if budget < 1:
         raise ValueError("max_turns must be at least 1")
@@ -343,7 +344,7 @@ def _unwrapped(
         result = convert(parsed.value)
     except ValueError:
         return None
-    note = ("root", f"unwrapped the answer from the provider's {{{key!r}: ...}}")
+    note = ("root", f"unwrapped the answer from the provider's {{{shown(key)}: ...}}")
     return result, [note, *parsed.repairs]
 
 

@@ -1,6 +1,7 @@
-# What the validator and the reply parser share: the parser's answer and its error, and the
-# reading of a JSON number literal. Standard library only, and nothing imported: the reply
-# parser loads on the first parse, and both it and the validator need these.
+# What the validator, the reply parser and the client share: the parser's answer and its error,
+# the reading of a JSON number literal, and the notation messages quote values in (described
+# in validate.py's header). Standard library only, and nothing imported at import time: the
+# reply parser loads on the first parse, and both it and the validator need these.
 from __future__ import annotations
 
 # mypy treats a variable named TYPE_CHECKING as true.
@@ -49,3 +50,79 @@ def number_literal(text: str) -> int | float | None:
         return int(text)
     number = float(text)
     return None if number in (float("inf"), float("-inf")) else number
+
+
+_KINDS = {
+    type(None): "null",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "string",
+    list: "list",
+    dict: "map",
+}
+
+
+def kind_of(value: Any) -> str:
+    """The word used in messages: `expected int, got string`."""
+    t = type(value)
+    return _KINDS.get(t) or t.__name__
+
+
+def shown(value: Any) -> str:
+    """A value as messages quote it (validate.py's header): a string, a boolean or null in JSON
+    notation, a number by `number_text`, a map or a list by its kind."""
+    t = type(value)
+    if t is str:
+        return _string_text(value)
+    if t is float:
+        return number_text(value)
+    if t is int:
+        return str(value)
+    if t is bool:
+        return "true" if value else "false"
+    return "null" if value is None else kind_of(value)
+
+
+def number_text(number: float) -> str:
+    """A float as JavaScript's `String(number)` (and, when finite, `JSON.stringify`) writes it,
+    so that the TypeScript runtime needs no formatter: the shortest digits that read back as
+    the same float (what `repr` finds too), no `.0` on a whole number, an exponent only below
+    1e-6 or from 1e21 on (`1e-7`, `1e+21`); NaN, Infinity and -Infinity as JavaScript spells
+    them."""
+    if number - number != 0.0:  # NaN or an infinity (for which v - v is NaN)
+        return "Infinity" if number > 0 else "-Infinity" if number < 0 else "NaN"
+    if number == 0:
+        return "0"  # -0.0 too, as in JavaScript
+    sign = "-" if number < 0 else ""
+    # repr's digits and where its decimal point falls: the value is 0.DIGITS * 10**point.
+    mantissa, _, exponent = repr(abs(number)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    written = whole + fraction
+    digits = written.lstrip("0")
+    point = len(whole) + int(exponent or 0) - (len(written) - len(digits))
+    digits = digits.rstrip("0")
+    # ECMAScript's Number::toString, step for step.
+    if len(digits) <= point <= 21:
+        return sign + digits + "0" * (point - len(digits))
+    if 0 < point <= 21:
+        return f"{sign}{digits[:point]}.{digits[point:]}"
+    if -6 < point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    tail = f".{digits[1:]}" if len(digits) > 1 else ""
+    return f"{sign}{digits[0]}{tail}e{'+' if point > 0 else '-'}{abs(point - 1)}"
+
+
+def _string_text(text: str) -> str:
+    """`JSON.stringify(text)`: json.dumps keeping non-ASCII, and a lone surrogate (json.loads
+    reads one from `"\\ud800"`) escaped as JavaScript escapes it."""
+    import json
+
+    quoted = json.dumps(text, ensure_ascii=False)
+    if quoted.isascii():
+        return quoted
+    try:
+        quoted.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in quoted)
+    return quoted

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from .common import ParseResult, ReplyError, number_literal
+from .common import ParseResult, ReplyError, number_literal, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out and out[key] != value:
-            raise ValueError(f"the key {key!r} is given twice with different values")
+            raise ValueError(f"the key {shown(key)} is given twice with different values")
         out[key] = value
     return out
 
@@ -347,7 +347,7 @@ def _put(stack: list[list[Any]], value: Any) -> bool:
     if frame[1]:
         out, name = frame[0], frame[2]
         if name in out and out[name] != value:
-            raise _Broken(f"the key {name!r} is given twice with different values")
+            raise _Broken(f"the key {shown(name)} is given twice with different values")
         out[name] = value
     else:
         frame[0].append(value)
@@ -361,7 +361,7 @@ def _key(piece: str, repairs: list[str]) -> str:
     if (first.isalpha() or first in "_$") and piece not in _WORDS and piece not in _PYTHON:
         repairs.append(f"quoted the bare key {piece}")
         return piece
-    raise _Broken(f"expected a key, got {piece!r}")
+    raise _Broken(f"expected a key, got {shown(piece)}")
 
 
 def _scalar(piece: str, repairs: list[str]) -> Any:
@@ -375,7 +375,7 @@ def _scalar(piece: str, repairs: list[str]) -> Any:
     if piece in _PYTHON:
         repairs.append(f"read Python's {piece} as JSON")
         return _PYTHON[piece]
-    raise _Broken(f"unexpected {piece!r}")
+    raise _Broken(f"unexpected {shown(piece)}")
 
 
 def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -> Any:
@@ -420,7 +420,7 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
         after_line, newline = newline, False
         if done:  # after the answer: trailing commas only
             if piece != ",":
-                raise _Broken(f"unexpected {piece!r} after the value")
+                raise _Broken(f"unexpected {shown(piece)} after the value")
             repairs.append("removed a trailing comma")
             continue
         finished = False
@@ -435,7 +435,7 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
                 repairs.append("added a missing comma between lines")
                 state, closable = (_KEY if frame[1] else _VALUE), 0  # and this token is that
             else:
-                raise _Broken(f"expected ',' or a closer, got {piece!r}")
+                raise _Broken(f"expected ',' or a closer, got {shown(piece)}")
         if finished:
             pass
         elif closable and piece == ("}" if state == _KEY else "]"):
@@ -448,7 +448,7 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
             continue
         elif state == _COLON:
             if piece != ":":
-                raise _Broken(f"expected ':' after a key, got {piece!r}")
+                raise _Broken(f"expected ':' after a key, got {shown(piece)}")
             state, closable = _VALUE, 0
             continue
         else:
@@ -571,7 +571,7 @@ class _Search:
         return (
             result,
             [],
-            [("root", f"unwrapped the array from {{{key!r}: [...]}}"), *inner_repairs],
+            [("root", f"unwrapped the array from {{{shown(key)}: [...]}}"), *inner_repairs],
         )
 
     def consider(self, text: str) -> bool:

@@ -3,17 +3,27 @@
 // It mirrors the Python runtime line for line, so that one table of cases holds for both:
 // validation against type descriptors (runtime/validate.py, DESIGN 2), the reply parser
 // (runtime/reply.py, reference/reply-policy.md), the Mustache renderer (mustache.py) and the
-// call-validate-retry loop (runtime/client.py). Messages are formatted as Python formats them
-// (`repr` of strings and floats, `json.dumps` spacing), so errors read the same in both.
-// No dependencies; nothing taken from a descriptor, a template or a reply is ever evaluated,
-// and keys such as `__proto__` become plain own properties.
+// call-validate-retry loop (runtime/client.py). No dependencies; nothing taken from a
+// descriptor, a template or a reply is ever evaluated, and keys such as `__proto__` become
+// plain own properties.
+//
+// Messages read the same in both runtimes, and each writes them with its own means (the
+// notation is described in runtime/validate.py's header; see `shown` below): a value quoted in
+// a message is in JSON notation, `JSON.stringify` for strings (non-ASCII kept), booleans and
+// null; numbers as `String` writes them (`1`, `1e-7`, `1e+21`, `NaN`, `Infinity`), which the
+// Python runtime reproduces; maps and lists by their kind. Python tells a float 1.0 from an
+// int 1 and this runtime tells them apart too where validity depends on it (the `Float`
+// wrapper below), but both write the number `1`.
 //
 // Known edges where JavaScript cannot follow Python exactly (no test case reaches them): objects
 // list integer-like keys first (error order for such keys may differ); `str.casefold` is
 // approximated by upper- then lower-casing; Python's Unicode `\w` and `\s` by Unicode classes;
 // the parser's work budget counts UTF-16 units; integers beyond 2**53 lose precision (a
-// compile warning says so for the ones a .sig file holds). Like Python, a whole reply that is
-// strict JSON reads 1e400 as infinity; every other path rejects it.
+// compile warning says so for the ones a .sig file holds), so past 2**53 messages may show
+// other digits than Python's and from 1e21 on an exponent where Python writes every digit; a
+// number a prompt shows is written as JavaScript writes it (`0.00001` where Python's
+// `json.dumps` writes `1e-05`). Like Python, a whole reply that is strict JSON reads 1e400 as
+// infinity; every other path rejects it.
 
 /* ---- values ------------------------------------------------------------------------------ */
 
@@ -80,58 +90,18 @@ function pyEqual(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-/* ---- Python's formatting, for messages that read the same in both runtimes ---------------- */
+/* ---- the message notation (runtime/common.py's `shown`) --------------------------------- */
 
-/** `repr(float)`: the shortest digits that round-trip, in Python's layout. */
-function floatRepr(x: number): string {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mantissa = "", exponent = ""] = x.toExponential().split("e");
-  const exp = Number(exponent);
-  const sign = mantissa.startsWith("-") ? "-" : "";
-  const digits = mantissa.replace("-", "").replace(".", "");
-  if (exp < -4 || exp >= 16) {
-    const tail = digits.length > 1 ? `.${digits.slice(1)}` : "";
-    return `${sign}${digits[0]}${tail}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-  if (digits.length > exp + 1) return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
-  return `${sign}${digits}${"0".repeat(exp + 1 - digits.length)}.0`;
+/** A value as messages quote it: strings, booleans and null in JSON notation, numbers as
+ * `String` writes them (`NaN` and `Infinity` too, which JSON cannot write), maps and lists by
+ * their kind. */
+function shown(v: unknown): string {
+  if (isNumber(v)) return String(num(v));
+  if (typeof v === "string" || typeof v === "boolean") return JSON.stringify(v);
+  return v === null || v === undefined ? "null" : kindOf(v);
 }
 
-/** `str()` of a JSON number as Python holds it. */
-function numText(v: unknown): string {
-  if (isFloat(v)) return floatRepr(num(v));
-  const n = num(v);
-  return Math.abs(n) >= 1e21 ? BigInt(n).toString() : String(n);
-}
-
-const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-/** `repr(str)`. */
-function strRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (ch === quote || ch === "\\") out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch !== " " && NOT_PRINTABLE.test(ch)) {
-      const hex = code.toString(16);
-      if (code < 0x100) out += `\\x${hex.padStart(2, "0")}`;
-      else if (code < 0x10000) out += `\\u${hex.padStart(4, "0")}`;
-      else out += `\\U${hex.padStart(8, "0")}`;
-    } else out += ch;
-  }
-  return out + quote;
-}
-
-function repr(v: unknown): string {
-  return typeof v === "string" ? strRepr(v) : numText(v);
-}
+/* ---- JSON text with Python's `json.dumps` spacing (prompts, tool arguments) -------------- */
 
 const ESCAPES: Record<string, string> = {
   '"': '\\"',
@@ -156,19 +126,33 @@ function dumpString(s: string, ascii: boolean): string {
   return out + '"';
 }
 
-/** `json.dumps(value, ensure_ascii=ascii, sort_keys=sorted)`: Python's spacing and floats. */
-function dumps(v: unknown, ascii = false, sorted = false): string {
+/** `json.dumps(value, ensure_ascii=ascii)`'s spacing (`, ` and `: `); numbers as JavaScript
+ * writes them. */
+function dumps(v: unknown, ascii = false): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "boolean") return v ? "true" : "false";
   if (typeof v === "string") return dumpString(v, ascii);
-  if (isNumber(v)) return numText(v);
-  if (Array.isArray(v)) return `[${v.map((x) => dumps(x, ascii, sorted)).join(", ")}]`;
+  if (isNumber(v)) return String(num(v));
+  if (Array.isArray(v)) return `[${v.map((x) => dumps(x, ascii)).join(", ")}]`;
   if (isMap(v)) {
-    const keys = Object.keys(v);
-    if (sorted) keys.sort();
-    return `{${keys.map((k) => `${dumpString(k, ascii)}: ${dumps(v[k], ascii, sorted)}`).join(", ")}}`;
+    return `{${Object.keys(v).map((k) => `${dumpString(k, ascii)}: ${dumps(v[k], ascii)}`).join(", ")}}`;
   }
   return "null";
+}
+
+/** Equal for two answers exactly when Python's `json.dumps(answer, sort_keys=True)` texts
+ * are: a whole float (`2.0`, and `-0.0`) is not the int 2 (or 0). */
+function answerKey(v: unknown): string {
+  if (v instanceof Float) return `${Object.is(v.value, -0) ? "-0" : String(v.value)}.0`;
+  if (typeof v === "number") return String(v);
+  if (Array.isArray(v)) return `[${v.map(answerKey).join(",")}]`;
+  if (isMap(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${answerKey(v[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
 }
 
 /** Python's `str.strip()` whitespace (which, unlike `trim`, keeps U+FEFF). */
@@ -253,8 +237,9 @@ function copy(v: unknown): unknown {
 const at = (path: string, key: string | number): string => (path ? `${path}.${key}` : String(key));
 const where = (path: string): string => path || "root";
 
+/** A value the reply gave, as messages show it (`shown`), cut at 40 characters. */
 function short(v: unknown): string {
-  const text = Array.isArray(v) || isMap(v) ? kindOf(v) : dumps(v);
+  const text = shown(v);
   const chars = Array.from(text);
   return chars.length <= 40 ? text : `${chars.slice(0, 37).join("")}...`;
 }
@@ -305,7 +290,7 @@ class Checker {
         return this.object(v, path);
       case "lit":
         if (kindOf(v) === kindOf(d[1]) && pyEqual(v, d[1])) return v; // Python: same type, equal
-        return this.fail(path, `expected ${dumps(d[1], true)}, got ${short(v)}`);
+        return this.literal(d[1], v, path);
       case "enum":
         return this.enum(d, v, path);
       case "union":
@@ -318,13 +303,24 @@ class Checker {
     return this.fail(path, "invalid value");
   }
 
+  private literal(want: unknown, v: unknown, path: string): typeof INVALID {
+    let expected = shown(want);
+    let got = short(v);
+    if (expected === got) {
+      // The float 2.0 and the int 2 are both written 2: the kinds tell them apart.
+      expected = `${kindOf(want)} ${expected}`;
+      got = `${kindOf(v)} ${got}`;
+    }
+    return this.fail(path, `expected ${expected}, got ${got}`);
+  }
+
   private int(v: unknown, path: string): unknown {
     if (isNumber(v) && !isFloat(v)) return v;
     if (this.lenient) {
       const coerced = this.numberText(v, path, true);
       if (coerced !== INVALID) return coerced;
       if (isFloat(v) && Number.isInteger(num(v))) {
-        this.repair(path, `coerced ${repr(v)} to an integer`);
+        this.repair(path, `coerced ${shown(v)} to an integer`);
         return num(v);
       }
     }
@@ -335,7 +331,7 @@ class Checker {
     if (isNumber(v)) {
       if (Number.isFinite(num(v))) return v;
       // No JSON number, and NaN would pass every @min and @max.
-      return this.fail(path, `expected a finite number, got ${floatRepr(num(v))}`);
+      return this.fail(path, `expected a finite number, got ${shown(v)}`);
     }
     if (this.lenient) {
       const coerced = this.numberText(v, path, false);
@@ -353,14 +349,14 @@ class Checker {
       if (!Number.isInteger(num(number))) return INVALID;
       number = num(number);
     }
-    this.repair(path, `coerced string ${strRepr(v)} to a number`);
+    this.repair(path, `coerced string ${shown(v)} to a number`);
     return number;
   }
 
   private bool(v: unknown, path: string): unknown {
     if (typeof v === "boolean") return v;
     if (this.lenient && (v === "true" || v === "false")) {
-      this.repair(path, `coerced string ${strRepr(v)} to a boolean`);
+      this.repair(path, `coerced string ${shown(v)} to a boolean`);
       return v === "true";
     }
     return this.fail(path, `expected bool, got ${kindOf(v)}`);
@@ -379,7 +375,7 @@ class Checker {
     const visit = (x: unknown, where: string): void => {
       if (isNumber(x)) {
         if (!Number.isFinite(num(x))) {
-          this.fail(where, `expected a finite number, got ${floatRepr(num(x))}`);
+          this.fail(where, `expected a finite number, got ${shown(x)}`);
           ok = false;
         }
       } else if (Array.isArray(x)) {
@@ -398,12 +394,11 @@ class Checker {
     if (this.lenient && typeof v === "string") {
       const matches = values.filter((m) => casefold(m) === casefold(v));
       if (matches.length === 1) {
-        this.repair(path, `matched ${strRepr(v)} to enum value ${strRepr(matches[0] as string)}`);
+        this.repair(path, `matched ${shown(v)} to enum value ${shown(matches[0])}`);
         return matches[0];
       }
     }
-    const shown = values.map((x) => dumps(x, true)).join(", ");
-    return this.fail(path, `expected one of ${shown}, got ${short(v)}`);
+    return this.fail(path, `expected one of ${values.map(shown).join(", ")}, got ${short(v)}`);
   }
 
   private union(d: Descriptor, v: unknown, path: string): unknown {
@@ -419,7 +414,21 @@ class Checker {
         }
       }
     }
-    return this.fail(path, `${short(v)} matches none of the union's members`);
+    let got = short(v);
+    // Written as a member is (the float 2.0 and the int 2 are both written 2): the kind tells.
+    if (this.literals(d[1] as Descriptor[]).some((x) => shown(x) === got)) got = `${kindOf(v)} ${got}`;
+    return this.fail(path, `${got} matches none of the union's members`);
+  }
+
+  /** The values of the union's literal members, named or not. */
+  private literals(members: Descriptor[]): unknown[] {
+    const out: unknown[] = [];
+    for (const member of members) {
+      let resolved = member;
+      while (resolved[0] === "ref") resolved = this.types[resolved[1]] as Descriptor;
+      if (resolved[0] === "lit") out.push(resolved[1]);
+    }
+    return out;
   }
 
   /** Reply policy: a JSON string whose content is JSON of the wanted type. */
@@ -535,7 +544,7 @@ class Checker {
         if (num(current) < num(low) || num(current) > num(high)) {
           const raised = num(low) > num(current) ? low : current;
           const clamped = num(high) < num(raised) ? high : raised;
-          this.repair(path, `clamped ${numText(current)} to ${numText(clamped)} (@clamp)`);
+          this.repair(path, `clamped ${shown(current)} to ${shown(clamped)} (@clamp)`);
           current = clamped;
         }
         continue;
@@ -561,28 +570,28 @@ function pattern(source: string): RegExp | null {
 function scalarConstraint(keyword: string, bound: unknown, value: unknown): string | null {
   if (isNumber(value)) {
     if (keyword === "minimum" && num(value) < num(bound)) {
-      return `${numText(value)} is less than the minimum ${numText(bound)}`;
+      return `${shown(value)} is less than the minimum ${shown(bound)}`;
     }
     if (keyword === "maximum" && num(value) > num(bound)) {
-      return `${numText(value)} is greater than the maximum ${numText(bound)}`;
+      return `${shown(value)} is greater than the maximum ${shown(bound)}`;
     }
   }
   if (typeof value === "string") {
     const length = codePoints(value);
-    if (keyword === "minLength" && length < num(bound)) return `shorter than ${numText(bound)} characters`;
-    if (keyword === "maxLength" && length > num(bound)) return `longer than ${numText(bound)} characters`;
+    if (keyword === "minLength" && length < num(bound)) return `shorter than ${shown(bound)} characters`;
+    if (keyword === "maxLength" && length > num(bound)) return `longer than ${shown(bound)} characters`;
     if (keyword === "pattern") {
       const regex = pattern(String(bound));
-      if (regex === null) return `the pattern ${strRepr(String(bound))} is not a JavaScript regular expression`;
-      if (!regex.test(value)) return `does not match the pattern ${strRepr(String(bound))}`;
+      if (regex === null) return `the pattern ${shown(bound)} is not a JavaScript regular expression`;
+      if (!regex.test(value)) return `does not match the pattern ${shown(bound)}`;
     }
     if (keyword === "format" && bound === "date-time" && !isDatetime(value)) {
       return "expected an RFC 3339 date-time with an offset";
     }
   }
   if (Array.isArray(value)) {
-    if (keyword === "minItems" && value.length < num(bound)) return `fewer than ${numText(bound)} items`;
-    if (keyword === "maxItems" && value.length > num(bound)) return `more than ${numText(bound)} items`;
+    if (keyword === "minItems" && value.length < num(bound)) return `fewer than ${shown(bound)} items`;
+    if (keyword === "maxItems" && value.length > num(bound)) return `more than ${shown(bound)} items`;
   }
   return null;
 }
@@ -884,7 +893,7 @@ class Lexer {
       this.comments = this.comments || kind === "comment";
     }
     if (this.pos !== text.length) {
-      throw new Broken(`unexpected ${strRepr(text.slice(this.pos, this.pos + 12))}`);
+      throw new Broken(`unexpected ${shown(text.slice(this.pos, this.pos + 12))}`);
     }
     return null;
   }
@@ -996,7 +1005,7 @@ class Reader {
       this.repair(`read Python's ${text} as JSON`);
       return PYTHON[text];
     }
-    throw new Broken(`unexpected ${strRepr(text)}`);
+    throw new Broken(`unexpected ${shown(text)}`);
   }
 
   key(): string {
@@ -1006,7 +1015,7 @@ class Reader {
       this.repair(`quoted the bare key ${text}`);
       return text;
     }
-    throw new Broken(`expected a key, got ${strRepr(text)}`);
+    throw new Broken(`expected a key, got ${shown(text)}`);
   }
 
   /** After a member: true when the container closes. Handles the repairs around commas. */
@@ -1038,7 +1047,7 @@ class Reader {
       this.repair("added a missing comma between lines");
       return false;
     }
-    throw new Broken(`expected ',' or ${strRepr(close)}, got ${strRepr(text)}`);
+    throw new Broken(`expected ',' or ${shown(close)}, got ${shown(text)}`);
   }
 
   object(path: Path, depth: number): Record<string, unknown> {
@@ -1051,10 +1060,10 @@ class Reader {
     for (;;) {
       const name = this.key();
       const colon = this.take();
-      if (colon[1] !== ":") throw new Broken(`expected ':' after a key, got ${strRepr(colon[1])}`);
+      if (colon[1] !== ":") throw new Broken(`expected ':' after a key, got ${shown(colon[1])}`);
       const item = this.value([...path, name], depth + 1);
       if (hasOwn(out, name) && !pyEqual(out[name], item)) {
-        throw new Broken(`the key ${strRepr(name)} is given twice with different values`);
+        throw new Broken(`the key ${shown(name)} is given twice with different values`);
       }
       put(out, name, item);
       if (this.separator("}", path, true)) return out;
@@ -1087,7 +1096,7 @@ function readWith(text: string, strict: boolean): Read {
       reader.pos++;
       continue;
     }
-    throw new Broken(`unexpected ${strRepr(token[1])} after the value`);
+    throw new Broken(`unexpected ${shown(token[1])} after the value`);
   }
   if (reader.truncated.length > 0) {
     // `0.9` may be the start of `0.95`: a text ending in a number is not a forced close.
@@ -1207,7 +1216,7 @@ class Search {
     if (keys.length !== 1 || key === undefined) return [value, errors, repairs];
     const [result, innerErrors, innerRepairs] = check(this.descriptor, value[key], this.types, true);
     if (innerErrors.length > 0) return [value, errors, repairs];
-    return [result, [], [["root", `unwrapped the array from {${strRepr(key)}: [...]}`], ...innerRepairs]];
+    return [result, [], [["root", `unwrapped the array from {${shown(key)}: [...]}`], ...innerRepairs]];
   }
 
   consider(text: string): boolean {
@@ -1267,7 +1276,7 @@ function decide(search: Search): ParseResult {
     if (!search.parsedAny) throw new ReplyError("no JSON found in the reply");
     throw new ReplyError("the reply does not match the expected output", search.best);
   }
-  const answers = new Set(search.accepted.map(([v]) => dumps(v, false, true)));
+  const answers = new Set(search.accepted.map(([v]) => answerKey(v)));
   if (answers.size > 1) throw new ReplyError("the reply holds several different answers");
   const [value, repairs] = search.accepted[0] as [unknown, Issue[]];
   return { value: plain(value), repairs };

@@ -9,12 +9,24 @@
 #   CONSTRAINTS = ((KEYWORD, VALUE), ...) with JSON Schema keywords, plus ("clamp", (LO, HI)).
 # Strict mode is `validate_NAME`; lenient mode adds the reply policy's coercions, each one
 # recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
+#
+# Messages (errors, repairs, the reply parser's notes) read the same in the TypeScript runtime
+# (runtime.ts), which writes them with JavaScript's own formatting: a value quoted in a message
+# is in JSON notation (`shown` in common.py), strings as JSON string literals that keep
+# non-ASCII (`"café"`, `"say \"hi\""`), true, false and null, maps and lists by their kind
+# (`map`, `list`). Numbers are written as JavaScript writes them (`number_text`), since
+# JavaScript has one number type and Python two: the reply's `1.0` is the float 1.0 here and
+# shows as `1`, as in Node; exponents only below 1e-6 and from 1e21 on (`1e-7`, `0.00001`,
+# `10000000000000000`, `1e+21`); NaN, Infinity and -Infinity, which JSON cannot write, spelled
+# so. Whether a number is an int or a float still decides what is valid and is named where it
+# matters (`expected int, got float`), never by the way the number is written. Patterns and
+# keys are strings, quoted the same way. No message uses `repr`.
 from __future__ import annotations
 
 # json, re, typing, dataclasses and datetime stay out of the import (imported where first
 # needed): a generated module must import in a few milliseconds, and `re` alone costs five.
 # The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
-from .common import ParseResult, ReplyError, number_literal
+from .common import ParseResult, ReplyError, kind_of, number_literal, shown
 
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
@@ -82,23 +94,6 @@ _NAMES = {
     "object": "map",
     "list": "list",
 }
-
-
-_KINDS = {
-    type(None): "null",
-    bool: "bool",
-    int: "int",
-    float: "float",
-    str: "string",
-    list: "list",
-    dict: "map",
-}
-
-
-def kind_of(value: Any) -> str:
-    """The word used in messages: `expected int, got string`."""
-    t = type(value)
-    return _KINDS.get(t) or t.__name__
 
 
 def is_datetime(value: str) -> bool:
@@ -240,7 +235,7 @@ class Checker:
             if coerced is not _INVALID:
                 return coerced
             if type(v) is float and v.is_integer():
-                self.repair(path, f"coerced {v!r} to an integer")
+                self.repair(path, f"coerced {shown(v)} to an integer")
                 return int(v)
         return self.fail(path, f"expected int, got {kind_of(v)}")
 
@@ -249,7 +244,7 @@ class Checker:
         if t is int or (t is float and v - v == 0.0):  # v - v: NaN for NaN and infinities
             return v
         if t is float:  # no JSON number, and NaN would pass every @min and @max
-            return self.fail(path, f"expected a finite number, got {v!r}")
+            return self.fail(path, f"expected a finite number, got {shown(v)}")
         if self.lenient:
             coerced = self._number_text(v, path, want_int=False)
             if coerced is not _INVALID:
@@ -270,14 +265,14 @@ class Checker:
             if not number.is_integer():
                 return _INVALID
             number = int(number)
-        self.repair(path, f"coerced string {v!r} to a number")
+        self.repair(path, f"coerced string {shown(v)} to a number")
         return number
 
     def _bool(self, d: Descriptor, v: Any, path: str) -> Any:
         if type(v) is bool:
             return v
         if self.lenient and v in ("true", "false") and type(v) is str:
-            self.repair(path, f"coerced string {v!r} to a boolean")
+            self.repair(path, f"coerced string {shown(v)} to a boolean")
             return v == "true"
         return self.fail(path, f"expected bool, got {kind_of(v)}")
 
@@ -300,15 +295,16 @@ class Checker:
         if all_finite(v):
             return v
         for where, number in _non_finite(v, path):
-            self.fail(where, f"expected a finite number, got {number!r}")
+            self.fail(where, f"expected a finite number, got {shown(number)}")
         return _INVALID
 
     def _lit(self, d: Descriptor, v: Any, path: str) -> Any:
         if type(v) is type(d[1]) and v == d[1]:
             return v
-        import json
-
-        return self.fail(path, f"expected {json.dumps(d[1])}, got {_short(v)}")
+        expected, got = shown(d[1]), _short(v)
+        if expected == got:  # the float 2.0 and the int 2 are both written 2: kinds tell them apart
+            expected, got = f"{kind_of(d[1])} {expected}", f"{kind_of(v)} {got}"
+        return self.fail(path, f"expected {expected}, got {got}")
 
     def _enum(self, d: Descriptor, v: Any, path: str) -> Any:
         values = d[1]
@@ -318,12 +314,10 @@ class Checker:
             folded = v.casefold()
             matches = [m for m in values if m.casefold() == folded]
             if len(matches) == 1:
-                self.repair(path, f"matched {v!r} to enum value {matches[0]!r}")
+                self.repair(path, f"matched {shown(v)} to enum value {shown(matches[0])}")
                 return matches[0]
-        import json
-
-        shown = ", ".join(json.dumps(x) for x in values)
-        return self.fail(path, f"expected one of {shown}, got {_short(v)}")
+        listed = ", ".join(map(shown, values))
+        return self.fail(path, f"expected one of {listed}, got {_short(v)}")
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
@@ -334,7 +328,19 @@ class Checker:
                 if result is not _INVALID and not trial.errors:
                     self.repairs += trial.repairs
                     return result
-        return self.fail(path, f"{_short(v)} matches none of the union's members")
+        got = _short(v)
+        if got in map(shown, self._literals(d[1])):  # written as a member is (2.0 and 2): kinds
+            got = f"{kind_of(v)} {got}"
+        return self.fail(path, f"{got} matches none of the union's members")
+
+    def _literals(self, members: Sequence[Descriptor]) -> Iterator[Any]:
+        """The values of the union's literal members, named or not."""
+        for member in members:
+            resolved = member
+            while resolved[0] == "ref":
+                resolved = self.types[resolved[1]]
+            if resolved[0] == "lit":
+                yield resolved[1]
 
     # ---- containers ----
 
@@ -443,7 +449,7 @@ class Checker:
                 low, high = bound
                 if value < low or value > high:
                     clamped = min(max(value, low), high)
-                    self.repair(path, f"clamped {value} to {clamped} (@clamp)")
+                    self.repair(path, f"clamped {shown(value)} to {shown(clamped)} (@clamp)")
                     value = clamped
                 continue
             message = _scalar_constraint(keyword, bound, value)
@@ -472,23 +478,17 @@ _DISPATCH = {
 
 
 def _short(value: Any) -> str:
-    """A value as messages show it: JSON, cut at 40 characters; a map or list by its kind."""
-    import json
-
-    text = (
-        json.dumps(value, ensure_ascii=False)
-        if not isinstance(value, (dict, list))
-        else (kind_of(value))
-    )
+    """A value the reply gave, as messages show it (`shown`), cut at 40 characters."""
+    text = shown(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
     number = type(value) in (int, float)
     if keyword == "minimum" and number and value < bound:
-        return f"{value} is less than the minimum {bound}"
+        return f"{shown(value)} is less than the minimum {shown(bound)}"
     if keyword == "maximum" and number and value > bound:
-        return f"{value} is greater than the maximum {bound}"
+        return f"{shown(value)} is greater than the maximum {shown(bound)}"
     text = type(value) is str
     if keyword == "minLength" and text and len(value) < bound:
         return f"shorter than {bound} characters"
@@ -498,7 +498,7 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
         import re
 
         if not re.search(bound, value):
-            return f"does not match the pattern {bound!r}"
+            return f"does not match the pattern {shown(bound)}"
     if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
         return "expected an RFC 3339 date-time with an offset"
     items = type(value) is list

@@ -58,3 +58,18 @@ signature decide() -> :bool
 Flag: {{flag}}, score {{score}}, meta {{meta.owner}}, raw {{{meta}}}
 """)
 signature listing(items [{name :string, n :int, tags [:string] = []}], flag :bool, score :float, meta {owner :string?, ids [:int] = []}) -> :string
+
+## Values quoted in messages: JSON notation, numbers as JavaScript writes them (the notation in
+## runtime/validate.py's header), where Python's repr would have written them otherwise.
+type Mood = "café" | "naïve" | "say \"hi\" \\ bye"
+
+signature notation() -> {
+  mood Mood?,
+  n :float? @max(4),
+  big :float? @max(1e15),
+  tiny :float? @min(0.001),
+  ratio :float? @clamp(0.5, 2.5),
+  code :string? @pattern("^\"[a-z]+\\d\"$"),
+  two 2.0?,
+  count :int?
+}
