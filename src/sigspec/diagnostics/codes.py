@@ -216,13 +216,13 @@ MODULE_COLLISION = Code(
     "module-collision",
     Phase.CHECK,
     E,
-    "`{first}` and `{second}` would both be the generated module `{module}`",
+    "`{first}` and `{second}` would both be generated as `{module}`",
     "Two files would generate one module.",
     "Each .sig file's generated module is named after its path below the project root, "
     "with every folder and file name made an identifier (`-` and other characters become "
     "`_`). Two paths that become the same name (`my-dir/a.sig` and `my_dir/a.sig`), or a file "
     "and a folder of the same name (`a.sig` and `a/b.sig`), cannot both have one. Rename one.",
-    "",
+    'import "main/b.sig"\ntype A = :int\n---- main/b.sig\ntype B = :int\n',
 )
 CASE_COLLISION = Code(
     "case-collision",
