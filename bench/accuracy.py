@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from sigspec import load
-from sigspec.runtime import ReplyError, ValidationError, check, parse, validate
+from sigspec.runtime import parse
+from sigspec.runtime.common import ReplyError
+from sigspec.runtime.validate import ValidationError, check, validate
 from sigspec.semantics.descriptors import output_descriptor, type_descriptors
 
 HERE = Path(__file__).resolve().parent

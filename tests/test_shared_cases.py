@@ -49,7 +49,7 @@ TSCONFIG = {
         "noPropertyAccessFromIndexSignature": True,
         "verbatimModuleSyntax": True,
     },
-    "include": ["typescript/*.ts"],
+    "include": ["typescript/**/*.ts"],
 }
 
 

@@ -80,7 +80,20 @@ def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
     sys.exit(command.format_files(files, check=check, diff=diff, color=_use_color()))
 
 
-@main.command(name="compile")
+def _targets_help() -> str:
+    """The targets and their options, as the registry declares them (`\b`: kept as laid out)."""
+    from sigspec.emit.options import describe
+    from sigspec.emit.registry import TARGETS
+
+    lines = ["\b", "Targets (each takes its options from [options.TARGET] in the configuration):"]
+    for target in TARGETS.values():
+        lines.append(f"  {target.name:<11} {target.summary}")
+        for name, default, text in describe(target.options):
+            lines.append(f"      {name} = {default}: {text}")
+    return "\n".join(lines)
+
+
+@main.command(name="compile", epilog=_targets_help())
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "-o",
@@ -117,7 +130,7 @@ def compile_command(
     interval: float,
     fmt: str,
 ) -> None:
-    """Compile .sig files to JSON Schema, provider fragments and a manifest."""
+    """Compile .sig files to the chosen targets' files and a manifest."""
     from sigspec.commands import compile as command
 
     request = command.Request(paths, out, targets, check=check, clean=clean)

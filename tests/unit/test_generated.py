@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import write_python_package
 from sigspec.lower.schema import output_schema
-from sigspec.runtime import check
+from sigspec.runtime.validate import check
 from sigspec.semantics.descriptors import output_descriptor, type_descriptors
 
 

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sigspec import parse_signature
-from sigspec.runtime import ReplyError, parse
+from sigspec.runtime import parse
+from sigspec.runtime.common import ReplyError
 from sigspec.semantics.descriptors import output_descriptor
 
 SENTIMENT = parse_signature('{sentiment "positive" | "negative" | "neutral", score :float}')

@@ -25,7 +25,8 @@ def _descriptors(spec: str, report: Report) -> tuple[Any, dict[str, Any]] | int:
 
 
 def outcome(text: str, descriptor: Any, types: dict[str, Any]) -> dict[str, Any]:
-    from sigspec.runtime import ReplyError, parse
+    from sigspec.runtime import parse
+    from sigspec.runtime.common import ReplyError
 
     try:
         result = parse(text, descriptor, types)

@@ -1,20 +1,20 @@
 """The reply runtime: standard library only, shipped verbatim inside generated packages.
 
-`validate.py` is the reference semantics of DESIGN 2 (also what `sigspec validate` runs);
-`reply.py` finds and repairs JSON in raw LLM replies (reference/reply-policy.md). The python
-target copies them into the generated package as `_runtime.py` and `_reply.py`.
+`validate.py` is the reference meaning of a valid value (also what `sigspec validate` and the
+checker's default checks run); `reply.py` finds and repairs JSON in raw LLM replies;
+`client.py` runs the call-validate-retry loop; `mustache.py` renders prompts. The Python target
+copies them into the generated package (`emit/python/runtime.py`). Nothing is imported here:
+the checker reads templates with `mustache.py` and must not load the reply parser for it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .reply import parse_reply
-from .validate import ParseResult, ReplyError, ValidationError, check, validate
 
+def parse(text: str, descriptor: Any, types: dict[str, Any]) -> Any:
+    """The reply parser with the runtime's validator: a `ParseResult`, or `ReplyError`."""
+    from .reply import parse_reply
+    from .validate import check
 
-def parse(text: str, descriptor: Any, types: dict[str, Any]) -> ParseResult:
     return parse_reply(text, descriptor, types, check)
-
-
-__all__ = ["ParseResult", "ReplyError", "ValidationError", "check", "parse", "validate"]

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import Span
-from sigspec.runtime.validate import check
 from sigspec.semantics import descriptors, ir
 from sigspec.semantics.descriptors import Descriptor
 from sigspec.semantics.resolve import FieldSite
@@ -108,6 +107,8 @@ def _default(site: FieldSite, runtime_types: Mapping[str, Descriptor]) -> Iterat
 def default_problems(f: ir.Field, runtime_types: Mapping[str, Descriptor]) -> list[str]:
     """What the runtime's strict validator finds wrong with a field's default, in its words;
     a clamp it would apply counts too (a default must already be in range)."""
+    from sigspec.runtime.validate import check  # here: only a field with a default pays for it
+
     assert f.default is not None
     own = descriptors.field(replace(f, fallback=False))
     value = {f.name: f.default.value}
