@@ -12,7 +12,6 @@ working directory. Paths in it are relative to the file's folder. Flags override
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +64,8 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # here: without a configuration file, no run pays for the TOML reader
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

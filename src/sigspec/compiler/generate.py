@@ -81,8 +81,8 @@ def compile_project(
     results = _emit_all_modules(lowered, chosen, context)
     results += [target.emit_common(lowered, opts, context) for target, opts in chosen]
     files = tuple(f for r in results for f in r.files)
-    # A named type's loss is found by each process that lowers it: report it once.
-    found = sort_diagnostics(list(dict.fromkeys(d for r in results for d in r.diagnostics)))
+    # A named type's loss is found by each process that lowers it: sorting reports it once.
+    found = sort_diagnostics(d for r in results for d in r.diagnostics)
     if has_errors(found):
         return CompileResult((), found)
     config = config_record(names, options)

@@ -10,9 +10,7 @@ value, or None).
 
 from __future__ import annotations
 
-import json
 import keyword
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_origin, get_type_hints
@@ -37,12 +35,10 @@ class ProvidersOptions:
     )
 
 
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", re.ASCII)
-
-
 def dotted_name(value: str) -> str | None:
     """What keeps a package name from being a Python package inside the output folder."""
-    if not _DOTTED.fullmatch(value):
+    parts = value.split(".")
+    if not all(p.isascii() and p.isidentifier() for p in parts):
         return "must be a dotted Python name such as `signatures` or `acme.signatures`"
     bad = [part for part in value.split(".") if keyword.iskeyword(part)]
     return f"`{bad[0]}` is a Python keyword" if bad else None
@@ -99,7 +95,10 @@ def _problem(value: Any, hint: Any, metadata: Mapping[str, Any]) -> str | None:
     choices: tuple[Any, ...] = metadata.get("choices") or get_args(hint)
     if get_origin(hint) is Literal:
         if value not in choices:
-            return f"must be one of {', '.join(map(json.dumps, choices))}, not {json.dumps(value)}"
+            import json
+
+            shown = ", ".join(map(json.dumps, choices))
+            return f"must be one of {shown}, not {json.dumps(value)}"
         return None
     if get_origin(hint) is tuple:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

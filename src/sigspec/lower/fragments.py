@@ -62,13 +62,14 @@ class Fragments:
     project: ir.Project
     recursive: frozenset[str] = frozenset()
     caches: DefsCaches = field(default_factory=dict)
+    providers: dict[str, Provider] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.recursive = recursive_types(self.project)
 
     def of(self, sig: ir.Signature, name: str) -> Fragment:
         found: list[Diagnostic] = []
-        chosen = provider(name)
+        chosen = self.providers.get(name) or self.providers.setdefault(name, provider(name))
         try:
             built = self._build(sig, chosen.dialect, found)
         except Unsupported as exc:

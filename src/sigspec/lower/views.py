@@ -52,18 +52,22 @@ class Module:
 
 def modules(project: ir.Project) -> tuple[Module, ...]:
     """Every file that declares something, sorted by path."""
-    declarations: list[Declaration] = [*project.signatures, *project.tools, *project.pipelines]
-    sources = {source_of(d) for d in (*declarations, *project.types.values())}
+    found: dict[str, tuple[list[Any], list[Any], list[Any], list[Any]]] = {}
+
+    def of(decl: Declaration) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+        return found.setdefault(source_of(decl), ([], [], [], []))
+
+    for sig in project.signatures:
+        of(sig)[0].append(sig)
+    for tool in project.tools:
+        of(tool)[1].append(tool)
+    for name, typedef in project.types.items():
+        of(typedef)[2].append(name)
+    for pipeline in project.pipelines:
+        of(pipeline)[3].append(pipeline)
     return tuple(
-        Module(
-            source,
-            module_path(source),
-            tuple(s for s in project.signatures if source_of(s) == source),
-            tuple(t for t in project.tools if source_of(t) == source),
-            tuple(n for n, t in project.types.items() if source_of(t) == source),
-            tuple(p for p in project.pipelines if source_of(p) == source),
-        )
-        for source in sorted(sources)
+        Module(source, module_path(source), *(tuple(part) for part in found[source]))
+        for source in sorted(found)
     )
 
 

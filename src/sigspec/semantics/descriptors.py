@@ -43,14 +43,19 @@ _KEYWORDS: dict[str, Callable[[ir.Constraint], Any]] = {
 }
 
 
-def constraint_keywords(f: ir.Field) -> dict[str, Any]:
-    """A field's constraints as JSON Schema keywords; `@clamp` asks for the same range."""
+def _keywords(constraints: tuple[ir.Constraint, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for c in f.constraints:
+    for c in constraints:
         for keyword, read in _KEYWORDS.items():
             value = read(c)
             if value is not None:
                 out[keyword] = value
+    return out
+
+
+def constraint_keywords(f: ir.Field) -> dict[str, Any]:
+    """A field's constraints as JSON Schema keywords; `@clamp` asks for the same range."""
+    out = _keywords(f.constraints)
     if f.clamp is not None:
         out.setdefault("minimum", f.clamp.low)
         out.setdefault("maximum", f.clamp.high)
@@ -84,17 +89,14 @@ def descriptor(t: ir.TypeRef) -> Descriptor:
 def constraints(f: ir.Field) -> tuple[tuple[str, Any], ...]:
     """The constraints the runtime checks, `@clamp` as its own entry (it repairs, not
     rejects); of the formats, the runtime checks `date-time`."""
-    out = [
-        (k, v)
-        for k, v in constraint_keywords(ir.Field(f.name, f.type, None, f.constraints)).items()
-        if k != "format" or v == "date-time"
-    ]
+    out = [(k, v) for k, v in _keywords(f.constraints).items() if k != "format" or v == "date-time"]
     if f.clamp is not None:
         out.append(("clamp", (f.clamp.low, f.clamp.high)))
     return tuple(out)
 
 
-def field(f: ir.Field) -> Descriptor:
+def field(f: ir.Field, *, fallback: bool | None = None) -> Descriptor:
+    """A field's descriptor; `fallback` overrides the field's own `@fallback`."""
     default = f.default.value if f.default is not None else None
     return (
         f.name,
@@ -103,7 +105,7 @@ def field(f: ir.Field) -> Descriptor:
         f.required,
         f.default is not None,
         default,
-        f.fallback,
+        f.fallback if fallback is None else fallback,
         constraints(f),
     )
 

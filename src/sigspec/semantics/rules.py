@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import Span
@@ -110,7 +109,7 @@ def default_problems(f: ir.Field, runtime_types: Mapping[str, Descriptor]) -> li
     from sigspec.runtime.validate import check  # here: only a field with a default pays for it
 
     assert f.default is not None
-    own = descriptors.field(replace(f, fallback=False))
+    own = descriptors.field(f, fallback=False)
     value = {f.name: f.default.value}
     _, errors, repairs = check(("map", (own,), True), value, dict(runtime_types))
     found = [*errors, *((path, f"it would be changed: {note}") for path, note in repairs)]
