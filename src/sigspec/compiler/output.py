@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from sigspec.emit.base import MANIFEST, Artifact
-from sigspec.infra.atomic import FolderSwap, folder_swap, swap_folders
+from sigspec.infra.atomic import FolderSwap, folder_swap, swap_folders, write_atomic
 
 STAGE_PREFIX = ".sigspec-stage-"  # being built: never promoted
 READY_PREFIX = ".sigspec-ready-"  # complete (or, after a native exchange, the previous output)
@@ -213,9 +213,7 @@ def _write_stage(stage: Path, artifacts: list[Artifact]) -> None:
     """The manifest goes in first, whole: if this run is killed, whoever recovers the stage
     can tell the generated files in it from the hard-linked files of the user."""
     manifest = next(a for a in artifacts if a.path == MANIFEST)
-    partial = stage / f".{MANIFEST}.partial"
-    partial.write_bytes(manifest.text.encode("utf-8"))
-    os.replace(partial, stage / MANIFEST)
+    write_atomic(stage / MANIFEST, manifest.text.encode("utf-8"))
     for folder in sorted({str(Path(a.path).parent) for a in artifacts}):
         (stage / folder).mkdir(parents=True, exist_ok=True)
     rest = [a for a in artifacts if a is not manifest]

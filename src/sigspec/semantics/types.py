@@ -7,17 +7,20 @@ from dataclasses import replace
 from typing import assert_never
 
 from sigspec.semantics.ir import (
+    PRIMITIVES,
     Field,
     ListOf,
     Literal,
     MapOf,
     Optional,
     Prim,
+    PrimKind,
     Ref,
     TypeDef,
     TypeRef,
     Union,
     fold,
+    per_primitive,
 )
 
 Types = Mapping[str, TypeDef]
@@ -145,29 +148,39 @@ def _assignable_plain(src: TypeRef, dst: TypeRef, types: Types, seen: set[tuple[
             assert_never(dst)
 
 
-_PRIM_ACCEPTS = {
-    "string": {"string", "keyword", "datetime"},
-    "keyword": {"keyword"},
-    "datetime": {"datetime"},
-    "int": {"int"},
-    "float": {"int", "float"},
-    "bool": {"bool"},
-    "map": {"map"},
-}
+# Which primitives' values a primitive accepts, and which literals (`any` is settled before:
+# it accepts everything, and only `any` itself fits it).
+_PRIM_ACCEPTS: Mapping[PrimKind, frozenset[str]] = per_primitive(
+    {
+        "string": frozenset({"string", "keyword", "datetime"}),
+        "keyword": frozenset({"keyword"}),
+        "datetime": frozenset({"datetime"}),
+        "int": frozenset({"int"}),
+        "float": frozenset({"int", "float"}),
+        "bool": frozenset({"bool"}),
+        "map": frozenset({"map"}),
+        "any": frozenset(PRIMITIVES),
+    }
+)
+_LITERAL_FITS: Mapping[PrimKind, Callable[[object], bool]] = per_primitive(
+    {
+        "string": lambda v: isinstance(v, str),
+        "keyword": lambda v: isinstance(v, str),
+        "datetime": lambda v: False,  # a literal is never known to be a date-time
+        "int": lambda v: type(v) is int,
+        "float": lambda v: type(v) in (int, float),
+        "bool": lambda v: type(v) is bool,
+        "map": lambda v: False,
+        "any": lambda v: True,
+    }
+)
 
 
-def _fits_prim(src: TypeRef, kind: str) -> bool:
+def _fits_prim(src: TypeRef, kind: PrimKind) -> bool:
     if isinstance(src, Prim):
-        return src.kind in _PRIM_ACCEPTS.get(kind, set())
+        return src.kind in _PRIM_ACCEPTS[kind]
     if isinstance(src, Literal):
-        value = src.value
-        return {
-            "string": isinstance(value, str),
-            "keyword": isinstance(value, str),
-            "int": type(value) is int,
-            "float": type(value) in (int, float),
-            "bool": type(value) is bool,
-        }.get(kind, False)
+        return _LITERAL_FITS[kind](src.value)
     return kind == "map" and isinstance(src, MapOf)
 
 
