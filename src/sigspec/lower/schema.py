@@ -129,7 +129,7 @@ class SchemaBuilder:
 
 
 def literal_schema(values: list[ir.JsonScalar]) -> JsonSchema:
-    """String unions become seed 000's `{"type": "string", "enum": [...]}`."""
+    """String unions become PtcRunner's `{"type": "string", "enum": [...]}`."""
     kinds = {_LITERAL_TYPE.get(type(v), "null") for v in values}
     if kinds == {"null"}:
         return {"type": "null"}

@@ -250,7 +250,7 @@ def _first_request(spec: Spec, values: Mapping[str, Any], described: Mapping[str
 
 
 def _as_tool(request: Request, spec: Spec) -> Request:
-    """Ask for the answer as the arguments of a forced `respond` tool (seed 001)."""
+    """Ask for the answer as the arguments of a forced `respond` tool (PtcRunner's way)."""
     tool = {
         "name": RESPOND_TOOL,
         "description": spec.doc or "Return your response",
@@ -280,7 +280,7 @@ def run_json(
     structured: str = "prompt",
     described: Mapping[str, str] | None = None,
 ) -> Step[T]:
-    """Seed 000's flow: prompt, call, parse, validate, retry with feedback, or fail."""
+    """The flow: prompt, call, parse, validate, retry with feedback, or fail."""
     if structured not in ("prompt", "tool"):
         raise ValueError(f'structured must be "prompt" or "tool", not {shown(structured)}')
     budget = spec.max_turns if max_turns is None else max_turns
@@ -412,7 +412,7 @@ def plain(value: Any) -> Any:
 
 
 def pipe_args(step: Step[Any], params: Mapping[str, str]) -> dict[str, Any]:
-    """The next pipeline step's keyword arguments from this step's result (seed 000's piping):
+    """The next pipeline step's keyword arguments from this step's result (a pipeline's piping):
     each param the output has a field for, by name."""
     value = plain(step.return_)
     if not isinstance(value, Mapping):
@@ -654,7 +654,7 @@ class OpenAICompatible:
     """A callback for any Chat Completions endpoint: OpenAI, vLLM, Ollama, llama.cpp.
 
     Non-streaming; sends the compiled structured-output fragment for json requests; when a json
-    answer is not JSON at all, asks once more with a short repair instruction (seed 004).
+    answer is not JSON at all, asks once more with a short repair instruction.
     """
 
     base_url: str

@@ -1,4 +1,4 @@
-# Finding the answer in a raw LLM reply (reference/reply-policy.md): candidates, a lenient
+# Finding the answer in a raw LLM reply: candidates, a lenient
 # JSON reader that repairs syntax only where the intent is unambiguous, and the rule that the
 # candidate that validates wins while disagreeing candidates are rejected. Time is linear in
 # the reply's length; nothing is ever evaluated.

@@ -1,8 +1,8 @@
 // sigspec's TypeScript runtime, copied into every generated TypeScript folder as `_runtime.ts`.
 //
 // It mirrors the Python runtime line for line, so that one table of cases holds for both:
-// validation against type descriptors (runtime/validate.py, DESIGN 2), the reply parser
-// (runtime/reply.py, reference/reply-policy.md), the Mustache renderer (mustache.py) and the
+// validation against type descriptors (runtime/validate.py), the reply parser
+// (runtime/reply.py), the Mustache renderer (mustache.py) and the
 // call-validate-retry loop (runtime/client.py). No dependencies; nothing taken from a
 // descriptor, a template or a reply is ever evaluated, and keys such as `__proto__` become
 // plain own properties.
@@ -1409,7 +1409,7 @@ export interface Tool {
   description: string;
   parameters: unknown;
 }
-/** What the `llm` callback receives (seed 001's extended request). */
+/** What the `llm` callback receives (the request, with its tools and fragments). */
 export interface Request {
   signature: string;
   system: string;
@@ -1595,7 +1595,7 @@ function answerText(reply: Reply, structured: string): string {
   return reply.content ?? "";
 }
 
-/** Seed 000's flow: prompt, call, parse, validate, retry with feedback, or fail. */
+/** The flow: prompt, call, parse, validate, retry with feedback, or fail. */
 export async function runJson<T>(
   spec: Spec,
   values: unknown,
@@ -1660,7 +1660,7 @@ export function buildRequest(spec: Spec, values: unknown): Request {
   return firstRequest(spec, values, {});
 }
 
-/** The next pipeline step's arguments from this step's result (seed 000's piping): each
+/** The next pipeline step's arguments from this step's result (a pipeline's piping): each
  * param the output has a field for, by name. */
 export function pipeArgs(step: Step<unknown>, params: readonly string[]): Record<string, unknown> {
   const value = step.return;

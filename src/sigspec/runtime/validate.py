@@ -1,4 +1,4 @@
-# Validation of JSON values against sigspec type descriptors (DESIGN 2).
+# Validation of JSON values against sigspec type descriptors: the meaning of a valid value.
 #
 # A descriptor is plain data, so that generated modules can hold it as a literal:
 #   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",) ("any",)

@@ -33,7 +33,7 @@ class ResponseFormat:
 
 
 def response_format(sig: ir.Signature, project: ir.Project) -> ResponseFormat:
-    """Seed 002's block parameters, derived from the signature's output."""
+    """The Response Format block's parameters, derived from the signature's output."""
     out = strip_optional(sig.output, project.types)
     container = {ir.MapOf: "object", ir.ListOf: "array"}.get(type(out), "value")
     article = "an" if container[0] in "aeiou" else "a"
