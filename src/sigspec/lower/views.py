@@ -85,6 +85,7 @@ class Lowered:
         self._outputs: dict[str, JsonSchema] = {}
         self._fragments: dict[tuple[str, str, str], Fragment] = {}
         self._prompts: dict[str, PromptSet] = {}
+        self._descriptors: dict[tuple[str, str], descriptors.Descriptor] = {}
 
     def module_of(self, decl: Declaration) -> Module:
         return self._by_source[source_of(decl)]
@@ -139,10 +140,16 @@ class Lowered:
     # ---- runtime descriptors ----
 
     def output_descriptor(self, sig: ir.Signature) -> descriptors.Descriptor:
-        return descriptors.output_descriptor(sig, self.project)
+        key = ("output", _key(sig))
+        if key not in self._descriptors:
+            self._descriptors[key] = descriptors.output_descriptor(sig, self.project)
+        return self._descriptors[key]
 
     def input_descriptor(self, sig: ir.Signature) -> descriptors.Descriptor:
-        return descriptors.input_descriptor(sig)
+        key = ("input", _key(sig))
+        if key not in self._descriptors:
+            self._descriptors[key] = descriptors.input_descriptor(sig)
+        return self._descriptors[key]
 
     def type_descriptors(self, sigs: tuple[ir.Signature, ...]) -> dict[str, Any]:
         """The named types these signatures use, reached through each other too."""

@@ -52,7 +52,7 @@ class Annotations:
     def of(self, t: ir.TypeRef, seen: tuple[str, ...] = ()) -> str:
         match t:
             case ir.Prim(kind):
-                return _PRIM.get(kind, "Any")
+                return _PRIM[kind]
             case ir.ListOf(item):
                 return f"list[{self.of(item, seen)}]"
             case ir.MapOf():
