@@ -79,6 +79,9 @@ def test_the_configuration_folder_is_the_root(tmp_path: Path) -> None:
     elsewhere = str(tmp_path.parent / f"{tmp_path.name}-elsewhere.sig")
     outside = run_cli("compile", elsewhere, cwd=tmp_path / "sigs")
     assert outside.returncode == 2 and "outside the project root" in outside.stderr
+    (tmp_path / "sigspec.toml").write_text(f'sources = ["{elsewhere}"]\n')
+    configured = run_cli("compile", cwd=tmp_path)
+    assert configured.returncode == 2 and "outside the project root" in configured.stderr
 
 
 def test_nested_modules_import_each_other_in_python_and_typescript(tmp_path: Path) -> None:

@@ -32,10 +32,14 @@ def _part(text: str) -> str:
 
 
 def module_path(source: str) -> ModulePath:
-    """`billing/types.sig` -> ("billing", "types"); `models.sig` -> ("models_",)."""
+    """`billing/types.sig` -> ("billing", "types"); `models.sig` and `models/a.sig` ->
+    ("models_", ...) (the package's own names are taken at its top); a file named
+    `__init__.sig` at any depth -> `__init___` (a folder's own `__init__` is generated)."""
     parts = [_part(p) for p in PurePosixPath(source).with_suffix("").parts]
-    if len(parts) == 1 and parts[0] in RESERVED_MODULES:
+    if parts[0] in RESERVED_MODULES:
         parts[0] += "_"
+    if parts[-1] == "__init__":
+        parts[-1] += "_"
     return tuple(parts)
 
 
