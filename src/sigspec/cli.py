@@ -10,15 +10,12 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from sigspec.emit.registry import NAMES as TARGET_NAMES
-from sigspec.lower.providers import NAMES as PROVIDER_NAMES
-
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from sigspec.diagnostics import Diagnostic
 
@@ -33,6 +30,44 @@ FORMAT_OPTION = click.option(
     show_default=True,
     help="How to print diagnostics.",
 )
+
+
+class _Registered(click.Choice[str]):
+    """A choice among a registry's names, read when first needed (to check a value given, or
+    for `--help`): a command that is not given the option never imports the registry, which
+    keeps it out of `sigspec lint`'s start-up."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]) -> None:
+        # No super().__init__: it would read the names now. `choices` is set on first use.
+        self._names = names
+        self.case_sensitive = True
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "choices":
+            raise AttributeError(name)
+        self.choices = tuple(self._names())
+        return self.choices
+
+
+def _target_names() -> Sequence[str]:
+    from sigspec.emit.registry import NAMES
+
+    return NAMES
+
+
+def _provider_names() -> Sequence[str]:
+    from sigspec.lower.providers import NAMES
+
+    return NAMES
+
+
+class _CompileCommand(click.Command):
+    """`compile --help` ends with the targets and their options, read from the registry
+    when the help is shown."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = _targets_help()
+        super().format_epilog(ctx, formatter)
 
 
 def _use_color() -> bool:
@@ -98,7 +133,7 @@ def _targets_help() -> str:
     return "\n".join(lines)
 
 
-@main.command(name="compile", epilog=_targets_help())
+@main.command(name="compile", cls=_CompileCommand)
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "-o",
@@ -110,7 +145,7 @@ def _targets_help() -> str:
     "--target",
     "targets",
     multiple=True,
-    type=click.Choice(TARGET_NAMES),
+    type=_Registered(_target_names),
     help="A target to write; repeat for several (default: all).",
 )
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output is not current.")
@@ -149,7 +184,7 @@ def compile_command(
 @click.option("--input", "want_input", is_flag=True, help="The input (params) schema.")
 @click.option(
     "--provider",
-    type=click.Choice(PROVIDER_NAMES),
+    type=_Registered(_provider_names),
     help="The provider fragment instead of the plain JSON Schema.",
 )
 def schema(spec: str, want_input: bool, provider: str | None) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 from sigspec.lower.providers import NAMES as PROVIDER_NAMES
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class NoOptions:
     """A target without options."""
 
@@ -27,7 +27,7 @@ def _help(text: str, **more: Any) -> dict[str, Any]:
     return {"help": text, **more}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ProvidersOptions:
     providers: tuple[str, ...] = field(
         default=PROVIDER_NAMES,
@@ -47,7 +47,7 @@ def dotted_name(value: str) -> str | None:
 Check = Callable[[Any], "str | None"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PythonOptions:
     package: str = field(
         default="signatures",

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sigspec.lower.views import Lowered, Module
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Target:
     name: str
     summary: str  # one line for `--help`
