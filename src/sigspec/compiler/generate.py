@@ -57,11 +57,21 @@ def _emit_all_modules(lowered: Lowered, chosen: Chosen, context: EmitContext) ->
         return _emit_modules(lowered, chosen, modules, context)
     from sigspec.infra.parallel import fork_map
 
-    half = len(modules) // 2
+    half = _halfway(modules, size)
     first, second = fork_map(
         lambda part: _emit_modules(lowered, chosen, part, context), modules[:half], modules[half:]
     )
     return [a + b for a, b in zip(first, second, strict=True)]
+
+
+def _halfway(modules: Sequence[Module], size: int) -> int:
+    """Where to cut the files so that each half holds about half of the declarations."""
+    seen = 0
+    for index, module in enumerate(modules):
+        seen += len(module.signatures) + len(module.tools)
+        if seen * 2 >= size:
+            return max(1, min(index + 1, len(modules) - 1))
+    return len(modules) // 2
 
 
 def compile_project(

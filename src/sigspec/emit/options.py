@@ -107,9 +107,11 @@ def _problem(value: Any, hint: Any, metadata: Mapping[str, Any]) -> str | None:
         return (
             f"has unknown value(s) {', '.join(bad)}; known: {', '.join(choices)}" if bad else None
         )
-    if hint is str and (not isinstance(value, str) or not value):
-        return "must be a non-empty string"
-    return None
+    if hint is str:
+        return None if isinstance(value, str) and value else "must be a non-empty string"
+    if isinstance(hint, type):  # bool is an int to isinstance: it is checked exactly
+        return None if type(value) is hint else f"must be a {hint.__name__}"
+    raise TypeError(f"an option of type {hint} is not supported here")
 
 
 def describe(cls: type[Any]) -> list[tuple[str, str, str]]:

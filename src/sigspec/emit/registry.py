@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sigspec.emit.options import NoOptions, ProvidersOptions, PythonOptions
-
 if TYPE_CHECKING:
     from sigspec.emit.base import EmitContext, EmitResult
     from sigspec.lower.views import Lowered, Module
@@ -27,8 +25,16 @@ if TYPE_CHECKING:
 class Target:
     name: str
     summary: str  # one line for `--help`
-    options: type[Any]  # a frozen dataclass (emit/options.py)
+    options_class: str  # its options: a frozen dataclass of that name in emit/options.py
     module: str  # the implementation, imported when the target runs
+
+    @property
+    def options(self) -> type[Any]:
+        """The options dataclass (imported on first use: the no-op compile needs only names)."""
+        from sigspec.emit import options
+
+        found: type[Any] = getattr(options, self.options_class)
+        return found
 
     def emit_module(
         self, lowered: Lowered, module: Module, options: Any, context: EmitContext
@@ -50,31 +56,31 @@ TARGETS: dict[str, Target] = {
         Target(
             "jsonschema",
             "JSON Schema (2020-12) of each signature's input and output",
-            NoOptions,
+            "NoOptions",
             "sigspec.emit.jsonschema",
         ),
         Target(
             "providers",
             "request fragments for each provider's structured output",
-            ProvidersOptions,
+            "ProvidersOptions",
             "sigspec.emit.providers",
         ),
         Target(
             "prompts",
             "Mustache templates of each signature's prompts",
-            NoOptions,
+            "NoOptions",
             "sigspec.emit.prompts",
         ),
         Target(
             "python",
             "a Python package: validators, reply parsers, Pydantic models, typed clients",
-            PythonOptions,
+            "PythonOptions",
             "sigspec.emit.python",
         ),
         Target(
             "typescript",
             "TypeScript modules: types, validators, reply parsers, typed clients",
-            NoOptions,
+            "NoOptions",
             "sigspec.emit.typescript",
         ),
     )
