@@ -6,7 +6,7 @@ from sigspec.diagnostics import Diagnostic, codes, has_errors, sort_diagnostics
 from sigspec.diagnostics.source import SourceFile
 from sigspec.semantics import ir
 from sigspec.semantics.resolve import Resolver
-from sigspec.semantics.rules import check_field
+from sigspec.semantics.rules import Defaults, check_field
 from sigspec.semantics.scope import ParsedFile, Table
 from sigspec.syntax import ast
 from sigspec.syntax.parser import parse_inline
@@ -37,7 +37,7 @@ def parse_signature(text: str) -> ir.Signature:
     output = resolver.type(node.output)
     found = [*diags, *resolver.diagnostics]
     for site in resolver.sites:
-        found += check_field(site, {}, {})
+        found += check_field(site, {}, Defaults({}))
     if has_errors(found):
         raise SignatureError(sort_diagnostics(found))
     return ir.Signature(

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sigspec.infra.atomic import write_atomic
-
 
 def user_cache_dir() -> Path:
     """sigspec's folder in the user's cache (`$XDG_CACHE_HOME/sigspec`, else ~/.cache/sigspec)."""
@@ -39,6 +37,8 @@ class Cache:
         return None
 
     def put(self, kind: str, key: str, data: bytes, suffix: str = "") -> None:
+        from sigspec.infra.atomic import write_atomic  # here: reading the cache writes nothing
+
         with contextlib.suppress(OSError):
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             write_atomic(self.path(kind, key, suffix), data, mode=0o600)

@@ -6,11 +6,16 @@ from collections.abc import Sequence
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.semantics import ir
-from sigspec.semantics.descriptors import named_descriptors
 from sigspec.semantics.pipelines import check_pipeline
 from sigspec.semantics.prompt import check_template, template_attrs
 from sigspec.semantics.resolve import resolve_files
-from sigspec.semantics.rules import check_field, check_infinite_types, check_modes, check_tools
+from sigspec.semantics.rules import (
+    Defaults,
+    check_field,
+    check_infinite_types,
+    check_modes,
+    check_tools,
+)
 from sigspec.semantics.scope import ParsedFile, build_table
 from sigspec.syntax import ast
 
@@ -20,9 +25,9 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
     resolved = resolve_files(files, table)
     project = resolved.project
     diags += resolved.diagnostics
-    runtime_types = named_descriptors(project.types)
+    defaults = Defaults(project.types)
     for site in resolved.sites:
-        diags += check_field(site, project.types, runtime_types)
+        diags += check_field(site, project.types, defaults)
     diags += check_infinite_types(project)
     tools = {ir.fold(t.name) for t in project.tools}
     decls = _syntax_by_origin(files)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
-from sigspec.runtime.mustache import MustacheError, tokenize
 from sigspec.semantics import ir
 from sigspec.semantics.types import Types, is_scalar, strip_optional
 
@@ -32,6 +31,8 @@ class TemplateError(ValueError):
 def tags(template: str) -> list[Tag]:
     """The tags of a template, read by the runtime's tokenizer (what the client will
     render), with what a signature's template may not hold refused and sections balanced."""
+    from sigspec.runtime.mustache import MustacheError, tokenize  # here: only @prompt pays
+
     try:
         tokens = tokenize(template)
     except MustacheError as exc:

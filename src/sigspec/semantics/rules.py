@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from typing import Any
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import Span
-from sigspec.semantics import descriptors, ir
-from sigspec.semantics.descriptors import Descriptor
+from sigspec.semantics import ir
 from sigspec.semantics.resolve import FieldSite
 from sigspec.semantics.types import (
     Types,
@@ -28,15 +28,38 @@ def _attr_span(site: FieldSite, *names: str) -> Span:
     return site.syntax.span
 
 
-def check_field(
-    site: FieldSite, types: Types, runtime_types: Mapping[str, Descriptor]
-) -> list[Diagnostic]:
-    """`runtime_types`: the named types as the runtime's descriptors (defaults are checked by
-    the runtime's validator, the one meaning of a valid value)."""
+class Defaults:
+    """Defaults are checked by the runtime's validator, the one meaning of a valid value. The
+    runtime and the named types' descriptors load at the first default a check meets."""
+
+    def __init__(self, types: Types) -> None:
+        self._types = types
+        self._runtime_types: dict[str, Any] | None = None
+
+    def problems(self, f: ir.Field) -> list[str]:
+        """What the runtime's strict validator finds wrong with a field's default, in its
+        words; a clamp it would apply counts too (a default must already be in range)."""
+        from sigspec.runtime.validate import check
+        from sigspec.semantics import descriptors
+
+        assert f.default is not None
+        if self._runtime_types is None:
+            self._runtime_types = descriptors.named_descriptors(self._types)
+        own = descriptors.field(f, fallback=False)
+        value = {f.name: f.default.value}
+        _, errors, repairs = check(("map", (own,), True), value, self._runtime_types)
+        found = [*errors, *((path, f"it would be changed: {note}") for path, note in repairs)]
+        return [
+            message if path == f.name else f"{path.removeprefix(f.name + '.')}: {message}"
+            for path, message in found
+        ]
+
+
+def check_field(site: FieldSite, types: Types, defaults: Defaults) -> list[Diagnostic]:
     return [
         *_constraint_targets(site, types),
         *_contradictions(site),
-        *_default(site, runtime_types),
+        *_default(site, defaults),
         *_fallback(site),
     ]
 
@@ -89,11 +112,11 @@ def _contradictions(site: FieldSite) -> Iterator[Diagnostic]:
             )
 
 
-def _default(site: FieldSite, runtime_types: Mapping[str, Descriptor]) -> Iterator[Diagnostic]:
+def _default(site: FieldSite, defaults: Defaults) -> Iterator[Diagnostic]:
     f = site.field
     if f.default is None or site.syntax.default is None:
         return
-    reasons = default_problems(f, runtime_types)
+    reasons = defaults.problems(f)
     if reasons:
         yield codes.INVALID_DEFAULT.at(
             site.source,
@@ -101,22 +124,6 @@ def _default(site: FieldSite, runtime_types: Mapping[str, Descriptor]) -> Iterat
             type=ir.render_type(f.type),
             reason="; ".join(reasons[:3]),
         )
-
-
-def default_problems(f: ir.Field, runtime_types: Mapping[str, Descriptor]) -> list[str]:
-    """What the runtime's strict validator finds wrong with a field's default, in its words;
-    a clamp it would apply counts too (a default must already be in range)."""
-    from sigspec.runtime.validate import check  # here: only a field with a default pays for it
-
-    assert f.default is not None
-    own = descriptors.field(f, fallback=False)
-    value = {f.name: f.default.value}
-    _, errors, repairs = check(("map", (own,), True), value, dict(runtime_types))
-    found = [*errors, *((path, f"it would be changed: {note}") for path, note in repairs)]
-    return [
-        message if path == f.name else f"{path.removeprefix(f.name + '.')}: {message}"
-        for path, message in found
-    ]
 
 
 def _fallback(site: FieldSite) -> Iterator[Diagnostic]:
