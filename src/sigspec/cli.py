@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
     from sigspec.diagnostics import Diagnostic
 
+# The formats of diagnostics/render/__init__.py (a test holds the two to one list): the
+# renderers stay out of the import of the command line.
 FORMATS = ("text", "json", "github", "sarif")
 
 
@@ -75,9 +77,9 @@ def _use_color() -> bool:
 
 
 def _emit(diagnostics: Sequence[Diagnostic], fmt: str) -> None:
-    from sigspec.diagnostics.render import RENDERERS
+    from sigspec.diagnostics.render import renderer
 
-    text = RENDERERS[fmt](diagnostics, fmt == "text" and _use_color())
+    text = renderer(fmt)(diagnostics, fmt == "text" and _use_color())
     if text:
         click.echo(text, nl=False)
 

@@ -35,3 +35,11 @@ def test_github_escapes_properties_and_data() -> None:
     line = github.render([diag], False)
     assert "file=a%3Ab%2Cc%25.sig" in line
     assert line.endswith("::50%25%0Anext\n")
+
+
+def test_the_command_line_offers_every_renderer() -> None:
+    from sigspec.cli import FORMATS
+    from sigspec.diagnostics.render import RENDERERS, renderer
+
+    assert tuple(RENDERERS) == FORMATS
+    assert all(callable(renderer(name)) for name in FORMATS)
