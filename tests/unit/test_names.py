@@ -34,3 +34,19 @@ def test_collisions_name_both_files() -> None:
         ("b.sig", "b/c.sig", "b"),
         ("my-dir/a.sig", "my_dir/a.sig", "my_dir.a"),
     ]
+
+
+def test_a_client_names_each_module_alike_under_every_prefix() -> None:
+    from sigspec.emit.python.imports import Aliases
+
+    same_last = Aliases.of("support.types", ["billing.types", "common"])
+    assert same_last.models == {
+        "support.types": "_m_support_types",
+        "billing.types": "_m_billing_types",
+        "common": "_m_common",
+    }
+    assert same_last.clients == {"billing.types": "_c_billing_types", "common": "_c_common"}
+    flat = Aliases.of("sentiment", ["agent"])
+    assert flat.models == {"sentiment": "_m_sentiment", "agent": "_m_agent"}
+    clash = Aliases.of("a_b.c", ["a.b.c"])  # both joined are a_b_c
+    assert clash.models == {"a_b.c": "_m_a_b_c", "a.b.c": "_m_a_b_c_2"}
