@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from sigspec.diagnostics import Diagnostic, Label, codes
 from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.emit.layout import prompt_paths, provider_path, schema_paths
 from sigspec.lower.names import module_collisions, module_path
 from sigspec.lower.quoting import visible
 from sigspec.semantics import ir
@@ -20,6 +21,8 @@ WINDOWS_RESERVED = frozenset(
     | {f"lpt{n}" for n in range(1, 10)}
 )
 _START = Span(0, 0)
+# The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes or UTF-16 units).
+MAX_FILE_NAME = 255
 
 # Bidirectional controls: they make text show in another order than it is read
 # ("Trojan Source", CVE-2021-42574).
@@ -95,6 +98,22 @@ def _declarations(project: ir.Project) -> Iterator[Diagnostic]:
             )
         if reserved(sig.name):
             yield codes.RESERVED_NAME.at_origin(sig.origin, name=sig.name)
+        longest = max(_file_names(sig), key=_size)
+        if _size(longest) > MAX_FILE_NAME:
+            yield codes.NAME_TOO_LONG.at_origin(
+                sig.origin, name=sig.name, file=longest, size=_size(longest), limit=MAX_FILE_NAME
+            )
+
+
+def _file_names(sig: ir.Signature) -> Iterator[str]:
+    """The last part of each path the per-signature targets give `sig`'s files."""
+    paths = [*schema_paths(sig).values(), provider_path(sig), *prompt_paths(sig).values()]
+    for path in paths:
+        yield from path.split("/")[1:]
+
+
+def _size(name: str) -> int:
+    return len(name.encode("utf-8", "surrogatepass"))
 
 
 def _label(sig: ir.Signature) -> tuple[Label, ...]:

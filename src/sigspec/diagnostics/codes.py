@@ -261,6 +261,18 @@ UNSAFE_PATH = Code(
     "written at all. Rename the file or folder.",
     'import "tab\\tname.sig"\ntype A = :int\n---- tab\tname.sig\ntype B = :int\n',
 )
+NAME_TOO_LONG = Code(
+    "name-too-long",
+    Phase.CHECK,
+    E,
+    "`{name}` is too long for its generated files: `{file}` would be {size} bytes "
+    "(at most {limit})",
+    "A generated file's name would be longer than file systems allow.",
+    "A signature's or tool's name names its generated files (`jsonschema/NAME.output.json`, "
+    "`providers/NAME.json`, `prompts/NAME/...`), and most file systems refuse a file name "
+    "longer than 255 bytes. Shorten the name.",
+    f"signature {'n' * 250}() -> :int\n",
+)
 DUPLICATE_ATTRIBUTE = Code(
     "duplicate-attribute",
     Phase.CHECK,
@@ -688,6 +700,7 @@ CODES: dict[str, Code] = {
         CASE_COLLISION,
         RESERVED_NAME,
         UNSAFE_PATH,
+        NAME_TOO_LONG,
         DUPLICATE_ATTRIBUTE,
         UNKNOWN_ATTRIBUTE,
         MISPLACED_ATTRIBUTE,
