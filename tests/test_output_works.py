@@ -86,6 +86,8 @@ signature unions(a [:int | :string | {{x :int}}]?) -> {{
   n [[("a" | 1 | true | null)]]
 }}
 
+signature astral(a :string) -> {{e :string @pattern("^\U0001f600+[\U0001f600-\U0001f64f]$")}}
+
 pipeline from_zero = zero_named |> do-it
 """
     other = f"""\
@@ -108,7 +110,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base / "out"
 
 
-CHECK = """
+CHECK = r"""
 import importlib, json, pathlib, sys
 root = pathlib.Path(sys.argv[1])
 sys.path.insert(0, str(root))
@@ -146,6 +148,8 @@ answers.append(same(stress.validate_deep_type, stress._OUT_deep_type, {"q": deep
 answers.append(same(stress.validate_deep_type, stress._OUT_deep_type, {"q": deep(24, {})}))
 answers.append(same(stress.validate_deep_optional, stress._OUT_deep_optional, deep(30, None)))
 answers.append(same(stress.validate_deep_optional, stress._OUT_deep_optional, None))
+for text in ("\U0001f600\U0001f642", "\ud83d\ude00\ud83d\ude00", "x"):
+    answers.append(same(stress.validate_astral, stress._OUT_astral, {"e": text}))
 request = client.build_zero_ptc_request()
 print(json.dumps({"answers": answers, "request": sorted(request)}))
 """
@@ -162,7 +166,8 @@ def test_the_package_imports_and_validates_as_the_runtime_does(built: Path) -> N
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
     ok, error = "ok", "error"
-    assert out["answers"] == [ok, error, error, error, error, error, ok, ok, error, ok, ok]
+    expected = [ok, error, error, error, error, error, ok, ok, error, ok, ok, ok, error, error]
+    assert out["answers"] == expected
     assert "messages" in out["request"]
 
 

@@ -69,6 +69,13 @@ _STRINGS = frozenset({"string", "keyword", "datetime"})
 SPLIT_INDENT = 12
 
 
+def _string_literal(text: str) -> str:
+    """`text` as a Python string literal: JSON's double-quoted form, except where JSON would
+    write a character past U+FFFF as a surrogate pair, which Python reads as two characters
+    (a pattern `😀` would then never match one)."""
+    return repr(text) if any(ord(c) > 0xFFFF for c in text) else json.dumps(text)
+
+
 def _bound(bound: object, kind: str) -> str:
     """A bound as a literal. A float field's whole-number bound is written as a float when
     that is exact (`1.0` for `@max(1)`): CPython specialises a comparison of two floats, not
@@ -449,7 +456,7 @@ class FastPaths:
             return guards[kind_of_guard] + test.format(v=v, b=_bound(bound, kind))
         if keyword == "pattern":
             name = self.fresh("_P")
-            self.constants.append(f"{name} = re.compile({json.dumps(bound)})")
+            self.constants.append(f"{name} = re.compile({_string_literal(str(bound))})")
             return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and bound == "date-time":
             return f"{guards['text']}not _is_datetime({v})"
