@@ -106,7 +106,7 @@ def _declarations(project: ir.Project) -> Iterator[Diagnostic]:
 
 
 def _file_names(sig: ir.Signature) -> Iterator[str]:
-    """The last part of each path the per-signature targets give `sig`'s files."""
+    """Each folder and file name below a target's folder in the paths of `sig`'s files."""
     paths = [*schema_paths(sig).values(), provider_path(sig), *prompt_paths(sig).values()]
     for path in paths:
         yield from path.split("/")[1:]
