@@ -246,6 +246,33 @@ RESERVED_NAME = Code(
     "declaration or the file.",
     "signature con() -> :int\n",
 )
+# A .sig file's path, written into every file generated from it.
+UNSAFE_PATH = Code(
+    "unsafe-path",
+    Phase.CHECK,
+    E,
+    "the path `{name}` holds {char}, which generated files cannot show safely",
+    "A .sig file's path holds a control character, a line break or a bidirectional control.",
+    "A .sig file's path below the project root is written into the header comments and "
+    "docstrings of every file generated from it. Control characters (a newline, a carriage "
+    "return, NUL, ...), the line and paragraph separators U+2028 and U+2029 and bidirectional "
+    "controls (U+202A to U+202E, U+2066 to U+2069, ...) could end such a comment or make it "
+    "read differently from what it holds, and a name that is not valid UTF-8 cannot be "
+    "written at all. Rename the file or folder.",
+    'import "tab\\tname.sig"\ntype A = :int\n---- tab\tname.sig\ntype B = :int\n',
+)
+NAME_TOO_LONG = Code(
+    "name-too-long",
+    Phase.CHECK,
+    E,
+    "`{name}` is too long for its generated files: `{file}` would be {size} bytes "
+    "(at most {limit})",
+    "A generated file's name would be longer than file systems allow.",
+    "A signature's or tool's name names its generated files (`jsonschema/NAME.output.json`, "
+    "`providers/NAME.json`, `prompts/NAME/...`), and most file systems refuse a file name "
+    "longer than 255 bytes. Shorten the name.",
+    f"signature {'n' * 250}() -> :int\n",
+)
 DUPLICATE_ATTRIBUTE = Code(
     "duplicate-attribute",
     Phase.CHECK,
@@ -672,6 +699,8 @@ CODES: dict[str, Code] = {
         MODULE_COLLISION,
         CASE_COLLISION,
         RESERVED_NAME,
+        UNSAFE_PATH,
+        NAME_TOO_LONG,
         DUPLICATE_ATTRIBUTE,
         UNKNOWN_ATTRIBUTE,
         MISPLACED_ATTRIBUTE,

@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 
 from sigspec.infra.resources import resource_path
+from sigspec.lower import quoting
 
 
 def environment() -> jinja2.Environment:
@@ -37,8 +38,16 @@ def _kwargs_map(params: Any) -> str:
     return repr({p.name: p.kwarg for p in params})
 
 
-# Filters for Python output: every value from a .sig file goes through `repr`, never raw.
-_FILTERS = {"pyrepr": repr, "docstring": lambda text: repr(text or ""), "kwargs_map": _kwargs_map}
+# Every value from a .sig file or its path goes through one of these, never raw: Python
+# values through `repr`, text in comments and docstrings through `lower/quoting.py`.
+_FILTERS = {
+    "pyrepr": repr,
+    "docstring": lambda text: repr(text or ""),
+    "kwargs_map": _kwargs_map,
+    "in_docstring": quoting.docstring,
+    "in_line_comment": quoting.line_comment,
+    "in_block_comment": quoting.block_comment,
+}
 
 
 def render(env: jinja2.Environment, name: str, **view: Any) -> str:

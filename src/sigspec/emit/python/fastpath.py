@@ -63,6 +63,19 @@ _NUMBERS = frozenset({"int", "float"})
 _STRINGS = frozenset({"string", "keyword", "datetime"})
 
 
+# CPython refuses a function with more than 20 nested blocks (`for`, `try`) or 100 levels of
+# indentation: checks nested this deep (a list of lists of lists ...) continue in a function
+# of their own, which starts again at the left margin.
+SPLIT_INDENT = 12
+
+
+def _string_literal(text: str) -> str:
+    """`text` as a Python string literal: JSON's double-quoted form, except where JSON would
+    write a character past U+FFFF as a surrogate pair, which Python reads as two characters
+    (a pattern `😀` would then never match one)."""
+    return repr(text) if any(ord(c) > 0xFFFF for c in text) else json.dumps(text)
+
+
 def _bound(bound: object, kind: str) -> str:
     """A bound as a literal. A float field's whole-number bound is written as a float when
     that is exact (`1.0` for `@max(1)`): CPython specialises a comparison of two floats, not
@@ -107,6 +120,7 @@ class FastPaths:
     constants: list[str] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # type name -> function name
+    nested: int = 0  # functions made for types nested too deep
     counter: int = 0
     exits: Exits = NAMED
     # False below @fallback: the runtime may put the fallback in place of a failing value,
@@ -140,6 +154,16 @@ class FastPaths:
             self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
         return self.named[type_name]
 
+    def nested_function(self, t: ir.TypeRef) -> str:
+        """The checks of a type nested too deep to continue in place (`SPLIT_INDENT`), as a
+        function that answers as a named type's does. (IR types hold lists, so they are not
+        keys: each place gets its own function; such depths are rare.)"""
+        self.nested += 1
+        name = f"_fast_n{self.nested}"
+        body, result = self.body(t, "x", 1, exits=NAMED)
+        self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
+        return name
+
     # ---- leaving ----
 
     def slow(self, code: Code, ind: int) -> None:
@@ -160,6 +184,9 @@ class FastPaths:
     def gen(
         self, t: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None = None
     ) -> str:
+        if ind >= SPLIT_INDENT and isinstance(t, ir.ListOf | ir.MapOf | ir.Optional):
+            out = self.fresh("r")
+            return self.call(out, self.nested_function(t), v, code, ind, after=after)
         match t:
             case ir.Prim(kind):
                 self.prim(kind, v, code, ind, after=after)
@@ -223,9 +250,15 @@ class FastPaths:
         return out
 
     def ref(self, name: str, v: str, code: Code, ind: int, *, after: After | None) -> str:
-        """A named type's own function; its markers leave this one too."""
         out = self.fresh("r")
-        code.add(ind, f"{out} = {self.named_function(name)}({v})")
+        return self.call(out, self.named_function(name), v, code, ind, after=after)
+
+    def call(
+        self, out: str, function: str, v: str, code: Code, ind: int, *, after: After | None
+    ) -> str:
+        """`out`, a named type's (or a nested type's) function's answer for `v`; its markers
+        leave this function too."""
+        code.add(ind, f"{out} = {function}({v})")
         code.add(ind, f"if {out} is _BAD:")
         self.fail(code, ind + 1)
         # Where the caller keeps `v` itself, it hands any other result to the runtime; but
@@ -423,7 +456,7 @@ class FastPaths:
             return guards[kind_of_guard] + test.format(v=v, b=_bound(bound, kind))
         if keyword == "pattern":
             name = self.fresh("_P")
-            self.constants.append(f"{name} = re.compile({json.dumps(bound)})")
+            self.constants.append(f"{name} = re.compile({_string_literal(str(bound))})")
             return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and bound == "date-time":
             return f"{guards['text']}not _is_datetime({v})"

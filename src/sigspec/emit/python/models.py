@@ -20,6 +20,7 @@ from typing import Any
 
 from sigspec.emit.base import HEADER, Memo
 from sigspec.lower.names import MODELS_ROOT
+from sigspec.lower.quoting import line_comment
 from sigspec.lower.schema import DRAFT, SchemaBuilder
 from sigspec.lower.views import Lowered, Module
 from sigspec.semantics import ir
@@ -127,6 +128,6 @@ class Models:
 
 
 def models_module(lowered: Lowered, module: Module, memo: Memo) -> Models:
-    header = f"# {HEADER.format(source=module.source)}"
+    header = f"# {HEADER.format(source=line_comment(module.source))}"
     text = render_models(document(lowered, module), header, memo)
     return Models(text, class_names(text))

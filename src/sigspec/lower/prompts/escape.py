@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from sigspec.lower.quoting import visible
 from sigspec.runtime.mustache import MustacheError
 
 _DELIMITERS = [
@@ -49,6 +50,11 @@ def _rare_pair(text: str) -> tuple[str, str]:
     raise MustacheError("no delimiter pair is free in this text")
 
 
+_BRACE_AFTER_BRACE = re.compile(r"(?<=\})\}")
+
+
 def comment(text: str) -> str:
-    """A Mustache comment holding `text`, which cannot end the comment early."""
-    return "{{! " + text.replace("}}", "} }") + " }}"
+    """A Mustache comment holding `text` on one line, which cannot end the comment early:
+    every brace after a brace gets a space before it (so `}}}` cannot leave a `}}`), and
+    unprintable characters are written as escapes."""
+    return "{{! " + _BRACE_AFTER_BRACE.sub(" }", visible(text)) + " }}"
