@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sigspec.diagnostics import codes
+from sigspec.diagnostics import Diagnostic, Severity, codes
+from sigspec.diagnostics.model import Label
 from sigspec.diagnostics.render import github, human
 from sigspec.diagnostics.source import SourceFile, Span
 
@@ -43,3 +44,22 @@ def test_the_command_line_offers_every_renderer() -> None:
 
     assert tuple(RENDERERS) == FORMATS
     assert all(callable(renderer(name)) for name in FORMATS)
+
+
+def test_text_escapes_control_characters_of_paths_messages_and_hints() -> None:
+    """A folder, a file or a string of a `.sig` file can hold terminal escape sequences: the
+    text report (a terminal, a CI log) shows them escaped, never as commands."""
+    source = SourceFile("evil\x1b]0;owned\x07/a\x1b[2J.sig", "type A = :int\n")
+    diagnostic = Diagnostic(
+        "unknown-type",
+        Severity.ERROR,
+        "bad pattern `\x1b[31m(`",
+        source,
+        Span(5, 6),
+        labels=(Label(source, Span(0, 4), "see \x1b[1mhere"),),
+        hints=("try \x1b[0m`x`",),
+    )
+    text = human.render([diagnostic], color=False)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "evil\\x1b]0;owned\\x07/a\\x1b[2J.sig:1:6:" in text
+    assert "bad pattern `\\x1b[31m(`" in text and "try \\x1b[0m`x`" in text

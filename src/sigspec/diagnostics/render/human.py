@@ -22,13 +22,17 @@ def render(diagnostics: Sequence[Diagnostic], color: bool) -> str:
 def render_one(d: Diagnostic, color: bool) -> str:
     paint = _painter(color)
     head = f"{d.severity.value}[{d.code}]"
-    where = _where(d.source, d.span)
-    lines = [f"{paint(_BOLD, where)}{paint(_COLORS[d.severity], head)}: {paint(_BOLD, d.message)}"]
+    # Paths and messages can carry a file's or a folder's own characters: escape sequences
+    # in them would reach the terminal (or a CI log) as commands.
+    where = _visible(_where(d.source, d.span))
+    message = _visible(d.message)
+    lines = [f"{paint(_BOLD, where)}{paint(_COLORS[d.severity], head)}: {paint(_BOLD, message)}"]
     if d.source is not None and d.span is not None:
         lines += _excerpt(d.source, d.span, paint, _COLORS[d.severity])
     for label in d.labels:
-        lines.append(f"  {paint(_BLUE, 'note')}: {label.message} at {_label_where(label)}")
-    lines += [f"  {paint(_BLUE, '= help')}: {hint}" for hint in d.hints]
+        where = _visible(_label_where(label))
+        lines.append(f"  {paint(_BLUE, 'note')}: {_visible(label.message)} at {where}")
+    lines += [f"  {paint(_BLUE, '= help')}: {_visible(hint)}" for hint in d.hints]
     return "\n".join(lines)
 
 
