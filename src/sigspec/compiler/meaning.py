@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
+from functools import cache
 from typing import Any
 
 from sigspec.compiler.project import LoadResult
@@ -34,11 +35,16 @@ class FileMeaning:
     diagnostics: tuple[str, ...]  # the codes, sorted
 
 
+@cache
+def _kept(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind) if f.name != "origin")
+
+
 def freeze(node: Any) -> Any:
     """A value with its origins dropped and its numbers tagged, comparable with `==`."""
     if is_dataclass(node) and not isinstance(node, type):
-        kept = (f.name for f in fields(node) if f.name != "origin")
-        return (type(node).__name__, *((name, freeze(getattr(node, name))) for name in kept))
+        kind = type(node)
+        return (kind.__name__, *((name, freeze(getattr(node, name))) for name in _kept(kind)))
     if isinstance(node, bool | int | float):
         return (type(node).__name__, repr(node))  # repr: -0.0 and 0.0 differ too
     if isinstance(node, Mapping):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, fields, is_dataclass
+from functools import cache
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, has_errors
@@ -76,6 +77,11 @@ def _comments(module: ast.Module) -> Counter[str]:
 _NOT_MEANING = frozenset({"span", "name_span", "path_span", "triple"})
 
 
+@cache
+def _kept(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind) if f.name not in _NOT_MEANING)
+
+
 def strip_spans(node: Any) -> Any:
     """The AST with spans and comments removed: what `fmt` must preserve exactly. Numbers
     carry their type, since `1`, `1.0` and `true` are equal in Python but not in a schema."""
@@ -84,8 +90,8 @@ def strip_spans(node: Any) -> Any:
     if isinstance(node, Span):
         return None
     if is_dataclass(node) and not isinstance(node, type):
-        kept = (f.name for f in fields(node) if f.name not in _NOT_MEANING)
-        return (type(node).__name__, *(strip_spans(getattr(node, name)) for name in kept))
+        kind = type(node)
+        return (kind.__name__, *(strip_spans(getattr(node, name)) for name in _kept(kind)))
     if isinstance(node, tuple):
         return tuple(strip_spans(x) for x in node)
     if isinstance(node, bool | int | float):
