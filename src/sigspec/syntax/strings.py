@@ -1,8 +1,7 @@
-"""String literal decoding (JSON escapes) and encoding for the formatter."""
+"""String literal decoding (JSON escapes); the formatter's encoding is `syntax/fmt/literals.py`."""
 
 from __future__ import annotations
 
-import json
 import re
 
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
@@ -36,17 +35,3 @@ def decode(token: str) -> str:
         body = body.removeprefix("\r\n") if body.startswith("\r\n") else body.removeprefix("\n")
         return _unescape(body)
     return _unescape(token[1:-1])
-
-
-def encode(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def encode_triple(value: str) -> str:
-    body = value.replace("\\", "\\\\")
-    # A quote that starts `""` or ends the body would close the literal early.
-    body = re.sub(r'"(?=")|"$', r"\\\"", body)
-    # The newline after the opening quotes is not part of the value, so a multi-line value
-    # can always start on its own line.
-    lead = "\n" if "\n" in body else ""
-    return f'"""{lead}{body}"""'

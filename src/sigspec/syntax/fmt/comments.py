@@ -52,15 +52,30 @@ def params_span(decl: ast.SignatureDecl) -> Span:
     return Span(decl.name_span.end, decl.output.span.start)
 
 
-def _type_containers(t: ast.TypeExpr) -> Iterator[_Container]:
+def ellipsis_key(t: ast.MapType) -> Key:
+    return ("ellipsis", t.span.end, t.span.end)
+
+
+def _ellipsis_span(source: SourceFile, t: ast.MapType) -> Span:
+    """Where an open map's `...` stands: after its last field, past commas and comments."""
+    text = source.text
+    pos = t.fields[-1].span.end if t.fields else t.span.start + 1
+    while not text.startswith("...", pos) and pos < t.span.end:
+        pos = text.index("\n", pos) if text[pos] == "#" else pos + 1
+    return Span(pos, pos + 3)
+
+
+def _type_containers(source: SourceFile, t: ast.TypeExpr) -> Iterator[_Container]:
     stack: list[ast.TypeExpr] = [t]
     while stack:
         node = stack.pop()
         match node:
-            case ast.MapType(fields, _, span):
-                yield _Container(
-                    key("map", span), span, tuple((key("field", f.span), f.span) for f in fields)
-                )
+            case ast.MapType(fields, is_open, span):
+                anchors = [(key("field", f.span), f.span) for f in fields]
+                if is_open:
+                    # An anchor of its own, so that a comment next to it stays next to it.
+                    anchors.append((ellipsis_key(node), _ellipsis_span(source, node)))
+                yield _Container(key("map", span), span, tuple(anchors))
                 stack += [f.type for f in fields]
             case ast.ListType(item) | ast.OptionalType(item):
                 stack.append(item)
@@ -68,7 +83,7 @@ def _type_containers(t: ast.TypeExpr) -> Iterator[_Container]:
                 stack += members
 
 
-def _containers(module: ast.Module) -> list[_Container]:
+def _containers(source: SourceFile, module: ast.Module) -> list[_Container]:
     out: list[_Container] = []
     for decl in module.decls:
         if isinstance(decl, ast.SignatureDecl):
@@ -81,16 +96,16 @@ def _containers(module: ast.Module) -> list[_Container]:
                 )
             )
             for p in decl.params:
-                out += _type_containers(p.type)
-            out += _type_containers(decl.output)
+                out += _type_containers(source, p.type)
+            out += _type_containers(source, decl.output)
         elif isinstance(decl, ast.TypeDecl):
-            out += _type_containers(decl.type)
+            out += _type_containers(source, decl.type)
     return out
 
 
 def attach(source: SourceFile, module: ast.Module) -> Attachments:
     result = Attachments()
-    containers = _containers(module)
+    containers = _containers(source, module)
     top = _Container(
         ("module", 0, 0),
         Span(0, len(source.text)),

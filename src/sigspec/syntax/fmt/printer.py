@@ -6,13 +6,20 @@ or param list flat when it fits in WIDTH columns and holds no comment, else one 
 
 from __future__ import annotations
 
-import json
 from typing import assert_never
 
 from sigspec.diagnostics.source import SourceFile
 from sigspec.syntax import ast
-from sigspec.syntax.fmt.comments import Attachments, Key, Placed, attach, key, params_span
-from sigspec.syntax.strings import encode, encode_triple
+from sigspec.syntax.fmt.comments import (
+    Attachments,
+    Key,
+    Placed,
+    attach,
+    ellipsis_key,
+    key,
+    params_span,
+)
+from sigspec.syntax.fmt.literals import encode, encode_triple, scalar
 
 WIDTH = 100
 INDENT = "  "
@@ -45,7 +52,7 @@ class _Printer:
 
     def decl(self, decl: ast.Decl) -> str:
         k = key("decl", decl.span)
-        head = self._comment_lines(self.notes.leading.get(k, []), "")
+        head = self._comment_lines(_apart_from_doc(self.notes.leading.get(k, [])), "")
         if decl.doc is not None:
             head += "".join(f"##{' ' + line if line else ''}\n" for line in decl.doc.split("\n"))
         head += "".join(self.attr(a) + "\n" for a in decl.attrs)
@@ -131,8 +138,10 @@ class _Printer:
             case ast.MapType():
                 return self._map(t, indent, column)
             case ast.OptionalType(inner):
-                text = self.type(inner, indent, column)
-                return f"({text})?" if isinstance(inner, ast.UnionType) else f"{text}?"
+                # `?` binds to an atom: `(:int?)?` and `(A | B)?` keep their parentheses.
+                if isinstance(inner, ast.UnionType | ast.OptionalType):
+                    return "(" + self.type(inner, indent, column + 1) + ")?"
+                return self.type(inner, indent, column) + "?"
             case ast.UnionType(members):
                 parts = [self.type(m, indent, column) for m in members]
                 return " | ".join(
@@ -150,7 +159,7 @@ class _Printer:
         keys = [key("field", f.span) for f in t.fields]
         if t.open:
             items.append("...")
-            keys.append(("ellipsis", t.span.end, t.span.end))
+            keys.append(ellipsis_key(t))
         return self._items(
             items, keys, key("map", t.span), brackets="{}", indent=indent, column=column
         )
@@ -197,7 +206,9 @@ class _Printer:
         return "".join(f"{indent}{n.text}\n" + ("\n" if n.blank_after else "") for n in notes)
 
 
-def scalar(value: ast.JsonScalar) -> str:
-    if isinstance(value, float):
-        return repr(value)
-    return json.dumps(value)
+def _apart_from_doc(notes: list[Placed]) -> list[Placed]:
+    """A `##` comment that is not a doc comment must not end up right above the declaration
+    (or its doc), where it would become (part of) the doc: a blank line keeps it apart."""
+    if notes and notes[-1].text.startswith("##") and not notes[-1].blank_after:
+        return [*notes[:-1], Placed(notes[-1].text, blank_after=True)]
+    return notes
