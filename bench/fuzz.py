@@ -39,8 +39,8 @@ from typing import Any
 
 from sigspec import SignatureError, load, parse_signature
 from sigspec.compiler.generate import compile_project
+from sigspec.compiler.meaning import meanings
 from sigspec.diagnostics.source import SourceFile
-from sigspec.lower.schema import output_schema
 from sigspec.runtime import parse
 from sigspec.runtime.common import ReplyError
 from sigspec.runtime.validate import ValidationError, validate
@@ -320,16 +320,13 @@ def front(ctx: Context, data: bytes) -> None:
         parse_signature(text[:400])
 
 
-def _meaning(path: Path) -> list[Any] | None:
-    """What a file means, positions aside: each signature's doc, output schema and inputs."""
+def _meaning(path: Path) -> Any:
+    """What a file means, positions aside (the summary `sigspec fmt` proves it keeps), with
+    its schemas and prompts; None when it does not check clean."""
     loaded = load([path])
     if loaded.has_errors:
         return None
-    project = loaded.project
-    return [
-        (sig.name, sig.doc, output_schema(sig, project), [p.name for p in sig.params])
-        for sig in project.signatures
-    ]
+    return meanings(loaded, lowered=True)
 
 
 def fmt(ctx: Context, data: bytes) -> None:
@@ -341,6 +338,8 @@ def fmt(ctx: Context, data: bytes) -> None:
     if before is None:
         return
     result = format_source(SourceFile("fuzz.sig", text))
+    if result.refused is not None:  # a reprint of a clean file the formatter did not trust
+        raise AssertionError(f"fmt refused a file that checks clean: {result.refused}")
     if result.text is None:
         return
     path.write_text(result.text, encoding="utf-8")
