@@ -1,20 +1,32 @@
 # Finding the answer in a raw LLM reply: candidates, a lenient
 # JSON reader that repairs syntax only where the intent is unambiguous, and the rule that the
 # candidate that validates wins while disagreeing candidates are rejected. Time is linear in
-# the reply's length; nothing is ever evaluated.
+# the reply's length, and so is memory: candidates are spans of the reply, sliced only when
+# read, and all candidates together read at most eight times the reply. Nothing is ever
+# evaluated, and nothing recurses on the reply's nesting (the `json` module's decoder aside,
+# which stops at the interpreter's limit: its RecursionError is a text that is no answer).
 from __future__ import annotations
 
 import json
 import re
 
-from .common import ParseResult, ReplyError, number_literal, shown
+from .common import (
+    LIMITS,
+    Limits,
+    ParseResult,
+    ReplyError,
+    depth_message,
+    number_literal,
+    shown,
+    too_deep,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
-MAX_DEPTH = 256
 MAX_CANDIDATES = 64
 
 
@@ -61,6 +73,10 @@ def finite_json(text: str) -> Any:
 
 class _Broken(ValueError):
     pass
+
+
+class _TooDeep(_Broken):
+    """The text nests deeper than the depth limit: the reply's error names the limit."""
 
 
 class _Read:
@@ -221,11 +237,26 @@ def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tupl
     return dq and char != '"', sq_dead_to, pos
 
 
-def _tag_bodies(text: str) -> list[str]:
+def count_tags(text: str, most: int) -> int:
+    """How many tags the text holds, counted up to `most + 1` (a count of `<` says most
+    replies are under any limit without a regular expression)."""
+    if text.count("<") <= most:
+        return text.count("<")
+    found = 0
+    for _ in _TAG.finditer(text):
+        found += 1
+        if found > most:
+            break
+    return found
+
+
+def _tag_spans(text: str) -> list[tuple[int, int]]:
+    """Where each tag's body lies, by where it starts: spans, not strings, since the bodies of
+    nested tags overlap (a body apiece was quadratic in memory)."""
     if "</" not in text:  # a body needs a closing tag
         return []
     open_at: dict[str, list[int]] = {}
-    bodies: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
     # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or more.
     for match in _TAG.finditer(text):
         closing, name = match.groups()
@@ -237,9 +268,9 @@ def _tag_bodies(text: str) -> list[str]:
             else:
                 starts.append(match.end())
         elif starts:
-            start = starts.pop()
-            bodies.append((start, text[start : match.start()]))
-    return [body for _, body in sorted(bodies)]
+            spans.append((starts.pop(), match.start()))
+    spans.sort()
+    return spans
 
 
 def _fenced(text: str) -> list[str]:
@@ -249,25 +280,39 @@ def _fenced(text: str) -> list[str]:
     return [m.group(2) + (m.group(3) or "") for m in _FENCE.finditer(text)]
 
 
-def explicit_candidates(text: str) -> list[str]:
-    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
-    number or boolean (the answer to a signature whose output is a scalar): most explicit
-    first, duplicates removed. Raw JSON anywhere in the text comes after, in `parse_reply`."""
-    found = _fenced(text)
-    found += _tag_bodies(text)
+def _all_candidates(text: str) -> Iterator[str]:
+    """Every explicit candidate in order, each sliced only when asked for."""
+    yield from _fenced(text)  # fenced blocks never overlap: all of them are at most the text
+    for start, end in _tag_spans(text):
+        yield text[start:end]
     if "`" in text:
-        found += [m.group(1) for m in _CODE.finditer(text)]
+        for match in _CODE.finditer(text):
+            yield match.group(1)
     stripped = text.strip()
     if stripped.startswith('"') or _SCALAR.fullmatch(stripped):
-        found.append(stripped)
+        yield stripped
+
+
+def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
+    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
+    number or boolean (the answer to a signature whose output is a scalar): most explicit
+    first, duplicates removed, at most MAX_CANDIDATES of them and, with a `budget`, no more
+    characters in all than it (the bodies of nested tags overlap: all of them are quadratic
+    in the reply's length). Raw JSON anywhere in the text comes after, in `parse_reply`."""
     seen: set[str] = set()
-    unique = []
-    for candidate in found:
+    unique: list[str] = []
+    for candidate in _all_candidates(text):
+        if budget is not None:
+            budget -= len(candidate)
+            if budget < 0:
+                break
         key = candidate.strip()
         if key and key not in seen:
             seen.add(key)
             unique.append(key)
-    return unique[:MAX_CANDIDATES]
+            if len(unique) == MAX_CANDIDATES:
+                break
+    return unique
 
 
 # ---- the lenient reader -------------------------------------------------------------------
@@ -392,9 +437,9 @@ def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -
 
 # One loop with an explicit stack, deliberately long: the reader is the hot part of parsing a
 # messy reply (issue 5's 30 us budget), and a call per token costs a tenth of its time.
-def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
+def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken for
-    anything else."""
+    anything else, _TooDeep for containers nested more than `depth` levels."""
     pieces = _PIECE.findall(text)
     if sum(map(len, pieces)) != len(text):
         raise _Broken("the text holds something that is no JSON")
@@ -452,9 +497,9 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
             state, closable = _VALUE, 0
             continue
         else:
-            if len(stack) > MAX_DEPTH:
-                raise _Broken("nested too deeply")
             if piece in _OPENERS:
+                if len(stack) >= depth:
+                    raise _TooDeep(depth_message(depth))
                 stack.append([{} if piece == "{" else [], piece == "{", None])
                 state, closable = (_KEY if piece == "{" else _VALUE), 1
                 continue
@@ -481,14 +526,19 @@ _LOOSE = json.JSONDecoder(strict=False)
 _NOT_STRICT = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]')
 
 
-def read_json(text: str) -> _Read:
-    """Strict JSON when it is; otherwise the lenient reader with its repairs."""
+def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
+    """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way no
+    list or map nested more than `depth` levels (_TooDeep)."""
     if not _NOT_STRICT.match(text):  # a failed strict attempt costs a Python-built error
         try:
-            return _Read(strict_json(text), [], [])
+            value = strict_json(text)
         except (ValueError, RecursionError):
             pass
-    return _lenient(text)
+        else:
+            if too_deep(value, depth):
+                raise _TooDeep(depth_message(depth))
+            return _Read(value, [], [])
+    return _lenient(text, depth)
 
 
 # ---- choosing the answer -------------------------------------------------------------------
@@ -531,19 +581,27 @@ def _forced(read: _Read, descriptor: Any, types: dict[str, Any]) -> bool:
 
 
 class _Search:
-    def __init__(self, descriptor: Any, types: dict[str, Any], check: Any) -> None:
+    def __init__(
+        self, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
+    ) -> None:
         self.descriptor = descriptor
         self.types = types
-        self.check = check  # check(descriptor, value, types, lenient=...) -> (value, errs, reps)
+        # check(descriptor, value, types, lenient=..., limits=...) -> (value, errors, repairs)
+        self.check = check
+        self.limits = limits
+        self.depth = (limits or LIMITS).depth
         self.accepted: list[tuple[Any, list[tuple[str, str]]]] = []
         self.best: list[tuple[str, str]] | None = None
         self.parsed_any = False
+        self.too_deep = False  # a candidate was JSON nested past the depth limit
         self.seen: set[str] = set()
 
     def judge(self, read: _Read) -> None:
         # Lenient mode changes nothing that is already valid (a union prefers an exact
         # member), so one lenient pass decides; the generated fast path runs inside `check`.
-        value, errors, repairs = self.check(self.descriptor, read.value, self.types, lenient=True)
+        value, errors, repairs = self.check(
+            self.descriptor, read.value, self.types, lenient=True, limits=self.limits
+        )
         if errors:
             value, errors, repairs = self._unwrapped(read.value, errors, repairs)
         if not errors and read.truncated and not _forced(read, self.descriptor, self.types):
@@ -564,7 +622,7 @@ class _Search:
             return value, errors, repairs
         ((key, inner),) = value.items()
         result, inner_errors, inner_repairs = self.check(
-            self.descriptor, inner, self.types, lenient=True
+            self.descriptor, inner, self.types, lenient=True, limits=self.limits
         )
         if inner_errors:
             return value, errors, repairs
@@ -579,7 +637,10 @@ class _Search:
             return True  # the same text as an earlier candidate: the same answer
         self.seen.add(text)
         try:
-            read = read_json(text)
+            read = read_json(text, self.depth)
+        except _TooDeep:
+            self.too_deep = True
+            return False
         except (_Broken, ValueError, RecursionError):
             return False
         self.parsed_any = True
@@ -587,28 +648,47 @@ class _Search:
         return True
 
 
-def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -> ParseResult:
-    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md."""
+def _whole_reply(
+    text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
+) -> ParseResult | None:
+    """The common case: the whole reply is strict JSON, valid as it stands. With a repair (a
+    @fallback default, say) the lenient search decides, since a coercion may keep what the
+    model meant."""
+    stripped = text.strip().lstrip("\ufeff").strip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        value = strict_json(stripped)
+    except (ValueError, RecursionError):
+        return None
+    result, errors, repairs = check(descriptor, value, types, lenient=False, limits=limits)
+    return None if errors or repairs else ParseResult(result, repairs)
+
+
+def parse_reply(
+    text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None = None
+) -> ParseResult:
+    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md.
+    A reply past a limit (`Limits`: its size, its tags, its nesting) is a ReplyError naming
+    the limit."""
     if not isinstance(text, str) or not text.strip():
         raise ReplyError("the reply is empty")
-    search = _Search(descriptor, types, check)
-    stripped = text.strip().lstrip("\ufeff").strip()
-    if stripped[:1] in ("{", "["):  # the common case: the whole reply is the JSON answer
-        try:
-            value = strict_json(stripped)
-        except (ValueError, RecursionError):
-            pass
-        else:
-            result, errors, repairs = check(descriptor, value, types, lenient=False)
-            # Valid as it stands; with a repair (a @fallback default, say) the lenient search
-            # below decides, since a coercion may keep what the model meant.
-            if not errors and not repairs:
-                return ParseResult(result, repairs)
+    bounds = limits or LIMITS
+    if len(text) > bounds.reply_chars:
+        raise ReplyError(
+            f"the reply is longer than {bounds.reply_chars} characters (the reply-size limit)"
+        )
+    whole = _whole_reply(text, descriptor, types, check, limits)
+    if whole is not None:
+        return whole
+    if count_tags(text, bounds.tags) > bounds.tags:
+        raise ReplyError(f"the reply holds more than {bounds.tags} tags (the tag limit)")
+    search = _Search(descriptor, types, check, limits)
     body = strip_reasoning(text)
     budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear
-    for candidate in explicit_candidates(body):
+    for candidate in explicit_candidates(body, budget):
         budget -= len(candidate)
-        search.consider(candidate.strip())
+        search.consider(candidate)
     covered = -1
     for start, end in raw_spans(body):
         if start < covered:
@@ -623,6 +703,8 @@ def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -
 
 def _decide(search: _Search) -> ParseResult:
     if not search.accepted:
+        if search.too_deep:  # most likely the answer, whatever smaller JSON it holds
+            raise ReplyError(f"the reply's JSON is {depth_message(search.depth)}")
         if not search.parsed_any:
             raise ReplyError("no JSON found in the reply")
         raise ReplyError("the reply does not match the expected output", search.best)
