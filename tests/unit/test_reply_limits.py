@@ -216,3 +216,30 @@ def test_nested_tags_parse_within_the_budget(monkeypatch: pytest.MonkeyPatch) ->
         text = "<a>" * count + '{"name": "x"}' + "</a>" * count
         assert parse(text, STRING, {}, Limits(tags=2 * count)).value == {"name": "x"}
         assert sum(read) <= 8 * len(text) + 4096  # characters read in all: linear
+
+
+def test_spans_know_how_deep_they_nest() -> None:
+    assert reply_module.nested_spans('x [1, [2, {"a": []}]] {} [[') == [
+        (2, 21, 4),
+        (6, 20, 3),
+        (10, 19, 2),
+        (16, 18, 1),
+        (22, 24, 1),
+        (25, 27, 2),  # never closed: to the end
+    ]
+
+
+def test_brackets_nested_past_the_limit_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each span inside another was read to the limit in turn: most of the text, each time."""
+    read: list[int] = []
+    real = reply_module.read_json
+
+    def counted(text: str, depth: int = LIMITS.depth) -> Any:
+        read.append(len(text))
+        return real(text, depth)
+
+    monkeypatch.setattr(reply_module, "read_json", counted)
+    text = "Here: " + "[" * 50_000 + "]" * 50_000
+    with pytest.raises(ReplyError, match="the nesting-depth limit"):
+        parse(text, STRING, {})
+    assert read == [256]  # the first span within the limit, 128 deep: no list of a map

@@ -185,8 +185,16 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
     outermost one to the end of the text. One pass: outside brackets one match takes a flat
     pair whole or finds the next opener; inside, one match takes all up to the next bracket."""
-    stack: list[tuple[int, str]] = []
-    spans: list[tuple[int, int]] = []
+    return [(start, end) for start, end, _ in nested_spans(text)]
+
+
+def nested_spans(text: str) -> list[tuple[int, int, int]]:
+    """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a span
+    past the depth limit is known without reading it (nested brackets: each span inside
+    another, each read to the limit, was a read of most of the text each)."""
+    # [where it opens, the bracket, the deepest nesting found inside so far]
+    stack: list[list[Any]] = []
+    spans: list[tuple[int, int, int]] = []
     pos = 0
     dq = True  # may a double quote still open a string
     sq_dead_to = -1  # single quotes open no string before this position (a line's end)
@@ -197,7 +205,7 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
                 break
             pos = match.end()
             if match.group(1) is not None:  # a flat pair: a span of its own
-                spans.append(match.span(1))
+                spans.append((*match.span(1), 1))
                 continue
             at = match.start(2)
         else:
@@ -210,16 +218,27 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
         if char in _STOPS:
             dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
         elif char in _OPENERS:
-            stack.append((at, char))
+            stack.append([at, char, 1])
         elif stack[-1][1] == ("{" if char == "}" else "["):
-            start, _ = stack.pop()
-            spans.append((start, pos))
+            start, _, height = stack.pop()
+            spans.append((start, pos, height))
+            if stack and stack[-1][2] <= height:
+                stack[-1][2] = height + 1
         else:
             stack.clear()  # a closer that opens nothing: what came before is not JSON
     if stack:
-        spans.append((stack[0][0], len(text)))
+        spans.append((stack[0][0], len(text), _open_height(stack)))
     spans.sort()
     return spans
+
+
+def _open_height(stack: list[list[Any]]) -> int:
+    """How deep brackets nest in the outermost bracket never closed: each open bracket holds
+    the ones above it."""
+    height = 0
+    for entry in reversed(stack):
+        height = max(height + 1, entry[2])
+    return height
 
 
 def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tuple[bool, int, int]:
@@ -340,6 +359,10 @@ _CLOSED = re.compile(
     |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019""",
     re.S | re.X,
 )
+# The longest run of pieces from the start: where it ends, the text holds something that is no
+# piece. Tested before `findall`, which would go on over all the rest: a candidate of junk
+# (the body of a tag around the answer) fails at its first character, not after a scan of it.
+_RUN = re.compile(f"(?:{_PIECE.pattern})*+", re.S | re.X)
 _UNCLOSED_START = frozenset("\"'\u201c\u2018/")
 _GAP = frozenset(" \t\r\n\ufeff/#")
 _COMMENT_START = frozenset("/#")
@@ -440,9 +463,9 @@ def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -
 def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken for
     anything else, _TooDeep for containers nested more than `depth` levels."""
-    pieces = _PIECE.findall(text)
-    if sum(map(len, pieces)) != len(text):
+    if _RUN.match(text).end() != len(text):  # type: ignore[union-attr]  # `*` always matches
         raise _Broken("the text holds something that is no JSON")
+    pieces = _PIECE.findall(text)
     if pieces and pieces[-1][0] in _UNCLOSED_START and not _CLOSED.fullmatch(pieces[-1]):
         raise _Broken("a string or comment is never closed")
     repairs: list[str] = []
@@ -690,8 +713,11 @@ def parse_reply(
         budget -= len(candidate)
         search.consider(candidate)
     covered = -1
-    for start, end in raw_spans(body):
+    for start, end, height in nested_spans(body):
         if start < covered:
+            continue
+        if height > search.depth:  # not read: the reader would stop at the limit
+            search.too_deep = True
             continue
         budget -= end - start
         if budget < 0:

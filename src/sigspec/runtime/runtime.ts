@@ -771,9 +771,11 @@ function withoutReasoningBlocks(text: string): string {
  * outermost one to the end of the text. One pass. A quote that opens no string means no later
  * quote of its kind can (up to the line's end for single quotes), so those are skipped
  * without a scan: retrying each was quadratic. */
-function rawSpans(text: string): [number, number][] {
-  const stack: [number, string][] = [];
-  const spans: [number, number][] = [];
+function rawSpans(text: string): [number, number, number][] {
+  // [where it opens, the bracket, the deepest nesting found inside so far]; each span comes
+  // with how deep brackets nest in it, so that one past the depth limit is never read.
+  const stack: [number, string, number][] = [];
+  const spans: [number, number, number][] = [];
   let dq = true; // may a double quote still open a string
   let sqDeadTo = -1; // single quotes open no string before this position (a line's end)
   BRACKETS.lastIndex = 0;
@@ -796,14 +798,20 @@ function rawSpans(text: string): [number, number][] {
       }
       continue;
     }
-    if (char === "{" || char === "[") stack.push([start, char]);
+    if (char === "{" || char === "[") stack.push([start, char, 1]);
     else if (stack.length > 0 && stack[stack.length - 1]?.[1] === (char === "}" ? "{" : "[")) {
-      const [open] = stack.pop() as [number, string];
-      spans.push([open, BRACKETS.lastIndex]);
+      const [open, , height] = stack.pop() as [number, string, number];
+      spans.push([open, BRACKETS.lastIndex, height]);
+      const parent = stack[stack.length - 1];
+      if (parent !== undefined && parent[2] <= height) parent[2] = height + 1;
     } else stack.length = 0; // a closer that opens nothing: what came before is not JSON
   }
   const outer = stack[0];
-  if (outer !== undefined) spans.push([outer[0], text.length]);
+  if (outer !== undefined) {
+    let height = 0;
+    for (let i = stack.length - 1; i >= 0; i--) height = Math.max(height + 1, (stack[i] as [number, string, number])[2]);
+    spans.push([outer[0], text.length, height]);
+  }
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return spans;
 }
@@ -1346,8 +1354,12 @@ export function parseReply(text: string, descriptor: Descriptor, types: Types, l
     search.consider(candidate);
   }
   let covered = -1;
-  for (const [start, end] of rawSpans(body)) {
+  for (const [start, end, height] of rawSpans(body)) {
     if (start < covered) continue;
+    if (height > bounds.depth) {
+      search.tooDeep = true; // not read: the reader would stop at the limit
+      continue;
+    }
     budget -= end - start;
     if (budget < 0) break;
     if (search.consider(strip(body.slice(start, end)))) covered = end;
