@@ -1,5 +1,5 @@
 """The TypeScript runtime under hostile replies and values (issue 22), as the Python one
-(tests/unit/test_reply_limits.py): nesting past the engine's stack, 123k tags, huge replies;
+(tests/unit/test_reply_limits.py): nesting past the engine's stack, 260k tags, huge replies;
 each a clear error naming its limit, and limits given per call."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ signature name() -> {name :string}
 
 PROGRAM = """\
 import * as m from "./limits.js";
-import { ReplyError, ValidationError, LIMITS, type Limits } from "./_runtime.js";
+import { JsonEnforcementError, ReplyError, ValidationError, LIMITS } from "./_runtime.js";
+import type { Limits } from "./_runtime.js";
 
 declare const console: { log(text: string): void };
 
@@ -72,9 +73,10 @@ out["givenReply"] = outcome(() => m.parseRaw('{"data": {}, "anything": [[[1]]]}'
 out["raised"] = outcome(() => m.validateRaw({ data: {}, anything: nested(300) }, { depth: 400 }));
 out["size"] = outcome(() => m.parseName('{"name": "a long enough name"}', { replyChars: 10 }));
 out["badLimit"] = outcome(() => m.parseName('{"name": "x"}', { depth: 0 }));
-const tags = "<b>x</b>".repeat(61500) + '<answer>{"name": "x"}</answer>'; // 123,002 tags
+// 260,002 tags: a spread of their 130,001 bodies overflowed the stack (RangeError).
+const tags = "<b>x</b>".repeat(130000) + '<answer>{"name": "x"}</answer>';
 out["tags"] = outcome(() => m.parseName(tags));
-out["tagsAllowed"] = outcome(() => m.parseName(tags, { tags: 200000 }));
+out["tagsAllowed"] = outcome(() => m.parseName(tags, { tags: 300000 }));
 const nestedTags = "<a>".repeat(30000) + '{"name": "x"}' + "</a>".repeat(30000);
 out["nestedTags"] = outcome(() => m.parseName(nestedTags, { tags: 60000 }));
 const big = '{"name": "' + "a".repeat(LIMITS.replyChars) + '"}';
@@ -83,6 +85,11 @@ out["bigAllowed"] = outcome(() => m.parseName(big, { replyChars: big.length }));
 // Code points, as Python counts: an emoji is two UTF-16 units and one character.
 const emoji = '{"name": "' + "\\u{1F600}".repeat(6) + '"}';
 out["emoji"] = outcome(() => m.parseName(emoji, { replyChars: 20 }));
+try {
+  await m.name({}, () => '{"name": "a name"}', { limits: { replyChars: 5 }, maxTurns: 1 });
+} catch (e) {
+  if (e instanceof JsonEnforcementError) out["client"] = e.errors;
+}
 console.log(JSON.stringify(out));
 """
 
@@ -151,3 +158,9 @@ def test_size_limit(results: dict[str, Any]) -> None:
         "the reply is longer than 4194304 characters (the reply-size limit)"
     )
     assert "ok" in results["bigAllowed"]
+
+
+def test_the_client_passes_limits_to_the_parser(results: dict[str, Any]) -> None:
+    assert results["client"] == [
+        ["root", "the reply is longer than 5 characters (the reply-size limit)"]
+    ]

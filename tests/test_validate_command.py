@@ -57,7 +57,7 @@ def test_an_unreadable_reply_file_is_a_usage_error(
         raise PermissionError(13, "Permission denied", str(self))
 
     monkeypatch.setattr(Path, "read_bytes", refuse)
-    with pytest.raises(click.UsageError, match="locked.json: permission denied"):
+    with pytest.raises(click.UsageError, match=r"locked\.json: permission denied"):
         read_reply(locked)
 
 

@@ -243,3 +243,24 @@ def test_brackets_nested_past_the_limit_are_not_read(monkeypatch: pytest.MonkeyP
     with pytest.raises(ReplyError, match="the nesting-depth limit"):
         parse(text, STRING, {})
     assert read == [256]  # the first span within the limit, 128 deep: no list of a map
+
+
+def test_the_client_passes_limits_to_the_parser(module: ModuleType) -> None:
+    from sigspec.runtime.client import JsonEnforcementError, Spec, run_json
+
+    spec = Spec("name", "json", None, "Name it.", "Fix: {{reply}}", None, 1)
+    reply = '{"name": "a name"}'
+    step = run_json(spec, {}, lambda request: reply, module.parse_name, dict)
+    assert step.return_ == {"name": "a name"}
+    with pytest.raises(JsonEnforcementError) as caught:
+        run_json(
+            spec,
+            {},
+            lambda request: reply,
+            module.parse_name,
+            dict,
+            limits=module.Limits(reply_chars=5),
+        )
+    assert caught.value.errors == [
+        ("root", "the reply is longer than 5 characters (the reply-size limit)")
+    ]
