@@ -113,6 +113,9 @@ _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true
 # or quote inside (group 1: most spans, taken in one step) or else the opener alone (group 2).
 _OUTSIDE = re.compile(r"[^{\[]*+(?:(\{[^{}\[\]\"']*+\}|\[[^{}\[\]\"']*+\])|([{\[]))")
 _OPENERS = frozenset("{[")  # also the lenient reader's
+_OPENER_RUN = re.compile(r"[{\[]*")
+_CLOSER_RUN = re.compile(r"[}\]]+")
+_CLOSERS = frozenset("}]")
 _DQ_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _SQ_STRING = r"'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"
 _DQ_AT = re.compile(_DQ_STRING, re.S)
@@ -218,18 +221,41 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
         if char in _STOPS:
             dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
         elif char in _OPENERS:
-            stack.append([at, char, 1])
-        elif stack[-1][1] == ("{" if char == "}" else "["):
-            start, _, height = stack.pop()
-            spans.append((start, pos, height))
-            if stack and stack[-1][2] <= height:
-                stack[-1][2] = height + 1
+            if text[pos : pos + 1] in _OPENERS:  # a run of openers: taken in one step
+                end = _OPENER_RUN.match(text, pos).end()  # type: ignore[union-attr]  # `*`
+                stack += [[index, text[index], 1] for index in range(at, end)]
+                pos = end
+            else:
+                stack.append([at, char, 1])
         else:
-            stack.clear()  # a closer that opens nothing: what came before is not JSON
+            pos = _close(text, at, stack, spans)
     if stack:
         spans.append((stack[0][0], len(text), _open_height(stack)))
     spans.sort()
     return spans
+
+
+def _close(text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]) -> int:
+    """The closer at `at` and those right after it, while brackets stay open: each closes its
+    opener's span, or, closing none, ends the brackets (what came before is not JSON). Where
+    the scan goes on."""
+    end = (
+        _CLOSER_RUN.match(text, at).end()  # type: ignore[union-attr]  # one closer at least
+        if text[at + 1 : at + 2] in _CLOSERS
+        else at + 1
+    )
+    for index in range(at, end):
+        start, opener, height = stack[-1]
+        if opener != ("{" if text[index] == "}" else "["):
+            stack.clear()
+            return index + 1
+        stack.pop()
+        spans.append((start, index + 1, height))
+        if not stack:
+            return index + 1
+        if stack[-1][2] <= height:
+            stack[-1][2] = height + 1
+    return end
 
 
 def _open_height(stack: list[list[Any]]) -> int:
