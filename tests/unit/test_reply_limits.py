@@ -4,7 +4,9 @@ validators of both layouts, and the parser's work stays linear in the reply."""
 
 from __future__ import annotations
 
+import copy
 import importlib
+import pickle
 import sys
 from types import ModuleType
 from typing import Any
@@ -184,6 +186,7 @@ def test_limits_are_frozen_and_checked() -> None:
     assert limits == Limits(depth=5) and hash(limits) == hash(Limits(depth=5))
     with pytest.raises(AttributeError):
         limits.depth = 6  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(limits)) == limits and copy.deepcopy(limits) == limits
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="positive integer"):
             Limits(depth=bad)  # type: ignore[arg-type]

@@ -67,6 +67,13 @@ class Limits:
     def __hash__(self) -> int:
         return hash((self.reply_chars, self.depth, self.tags))
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle and copy: no attribute may be set
+        return (_limits, (self.reply_chars, self.depth, self.tags))
+
+
+def _limits(reply_chars: int, depth: int, tags: int) -> Limits:
+    return Limits(reply_chars=reply_chars, depth=depth, tags=tags)
+
 
 LIMITS = Limits()  # the defaults; every entry point takes `limits=` to override them
 
