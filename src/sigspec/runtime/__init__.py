@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 
-def parse(text: str, descriptor: Any, types: dict[str, Any]) -> Any:
-    """The reply parser with the runtime's validator: a `ParseResult`, or `ReplyError`."""
+def parse(text: str, descriptor: Any, types: dict[str, Any], limits: Any = None) -> Any:
+    """The reply parser with the runtime's validator: a `ParseResult`, or `ReplyError`.
+    `limits` (`common.Limits`) overrides the default limits."""
     from .reply import parse_reply
     from .validate import check
 
-    return parse_reply(text, descriptor, types, check)
+    return parse_reply(text, descriptor, types, check, limits)

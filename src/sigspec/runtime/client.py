@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .common import shown
+from .common import Limits, shown
 from .mustache import render as render_template
 
 T = TypeVar("T")
@@ -279,8 +279,12 @@ def run_json(
     max_turns: int | None = None,
     structured: str = "prompt",
     described: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
 ) -> Step[T]:
-    """The flow: prompt, call, parse, validate, retry with feedback, or fail."""
+    """The flow: prompt, call, parse, validate, retry with feedback, or fail. `limits`, when
+    given, goes to `parse` (a generated `parse_NAME` takes it) for every reply."""
+    if limits is not None:
+        parse = _with_limits(parse, limits)
     if structured not in ("prompt", "tool"):
         raise ValueError(f'structured must be "prompt" or "tool", not {shown(structured)}')
     budget = spec.max_turns if max_turns is None else max_turns
@@ -320,6 +324,10 @@ def run_json(
         return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
     failed: Step[None] = Step(None, tuple(turns), usage, Failure("no valid answer", errors))
     raise JsonEnforcementError(spec.name, failed)
+
+
+def _with_limits(parse: Callable[..., Any], limits: Limits) -> Callable[[str], Any]:
+    return lambda text: parse(text, limits=limits)
 
 
 def _unwrapped(
@@ -362,6 +370,7 @@ def call_json(
     max_turns: int | None,
     structured: str,
     described: Mapping[str, str] | None,
+    limits: Limits | None = None,
 ) -> Step[Any]:
     """A generated client function of a JSON signature: its arguments checked by the input
     validator, then `run_json` with its reply parser and output model."""
@@ -377,6 +386,7 @@ def call_json(
         max_turns=max_turns,
         structured=structured,
         described=described,
+        limits=limits,
     )
 
 
@@ -711,6 +721,7 @@ __all__ = [
     "CallbackError",
     "Failure",
     "JsonEnforcementError",
+    "Limits",
     "Llm",
     "LlmHttpError",
     "OpenAICompatible",

@@ -20,6 +20,87 @@ class ReplyError(ValueError):
         super().__init__(f"{reason}: {detail}" if detail else reason)
 
 
+class Limits:
+    """What the reply parser and the validator accept at most; past a limit a reply is
+    rejected with a message naming it (`ReplyError`, `ValidationError`). Frozen; give only the
+    limits to change: `Limits(depth=64)`. A plain class, not a dataclass: `dataclasses` would
+    cost a generated module's import a few milliseconds.
+
+    - `reply_chars`: characters in a reply (code points; 4 Mi by default, eight times the
+      longest output today's models write, and 1-2 seconds of parsing at worst).
+    - `depth`: how deep lists and maps nest in a value (128: JSON answers nest a few levels;
+      Python's validator takes up to three stack frames a level, so 128 leaves most of the
+      interpreter's default 1000 frames to the caller).
+    - `tags`: XML-like tags (`<answer>`, `</answer>`) in a reply that must be searched for its
+      answer (10,000: a reply of prose and markup has tens).
+    """
+
+    __slots__ = ("depth", "reply_chars", "tags")
+    depth: int
+    reply_chars: int
+    tags: int
+
+    def __init__(
+        self, *, reply_chars: int = 4 * 1024 * 1024, depth: int = 128, tags: int = 10_000
+    ) -> None:
+        for name, value in (("reply_chars", reply_chars), ("depth", depth), ("tags", tags)):
+            if type(value) is not int or value < 1:
+                raise ValueError(f"the limit {name} must be a positive integer")
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Limits are frozen: make new ones, Limits(depth=...)")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Limits are frozen")
+
+    def __repr__(self) -> str:
+        return f"Limits(reply_chars={self.reply_chars}, depth={self.depth}, tags={self.tags})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Limits) and (self.reply_chars, self.depth, self.tags) == (
+            other.reply_chars,
+            other.depth,
+            other.tags,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.reply_chars, self.depth, self.tags))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle and copy: no attribute may be set
+        return (_limits, (self.reply_chars, self.depth, self.tags))
+
+
+def _limits(reply_chars: int, depth: int, tags: int) -> Limits:
+    return Limits(reply_chars=reply_chars, depth=depth, tags=tags)
+
+
+LIMITS = Limits()  # the defaults; every entry point takes `limits=` to override them
+
+
+def too_deep(value: Any, depth: int) -> bool:
+    """Do lists and maps nest in `value` more than `depth` levels (a scalar is level 0)? An
+    explicit stack, not recursion: the value may nest past the interpreter's own limit."""
+    t = type(value)
+    if t is not list and t is not dict:
+        return False
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        container, level = pop()
+        if level > depth:
+            return True
+        for item in container.values() if type(container) is dict else container:
+            t = type(item)
+            if t is list or t is dict:
+                push((item, level + 1))
+    return False
+
+
+def depth_message(depth: int) -> str:
+    return f"nested more than {depth} levels deep (the nesting-depth limit)"
+
+
 class ParseResult:
     """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
 

@@ -1,20 +1,32 @@
 # Finding the answer in a raw LLM reply: candidates, a lenient
 # JSON reader that repairs syntax only where the intent is unambiguous, and the rule that the
 # candidate that validates wins while disagreeing candidates are rejected. Time is linear in
-# the reply's length; nothing is ever evaluated.
+# the reply's length, and so is memory: candidates are spans of the reply, sliced only when
+# read, and all candidates together read at most eight times the reply. Nothing is ever
+# evaluated, and nothing recurses on the reply's nesting (the `json` module's decoder aside,
+# which stops at the interpreter's limit: its RecursionError is a text that is no answer).
 from __future__ import annotations
 
 import json
 import re
 
-from .common import ParseResult, ReplyError, number_literal, shown
+from .common import (
+    LIMITS,
+    Limits,
+    ParseResult,
+    ReplyError,
+    depth_message,
+    number_literal,
+    shown,
+    too_deep,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
-MAX_DEPTH = 256
 MAX_CANDIDATES = 64
 
 
@@ -63,6 +75,10 @@ class _Broken(ValueError):
     pass
 
 
+class _TooDeep(_Broken):
+    """The text nests deeper than the depth limit: the reply's error names the limit."""
+
+
 class _Read:
     __slots__ = ("repairs", "truncated", "value")
 
@@ -97,6 +113,9 @@ _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true
 # or quote inside (group 1: most spans, taken in one step) or else the opener alone (group 2).
 _OUTSIDE = re.compile(r"[^{\[]*+(?:(\{[^{}\[\]\"']*+\}|\[[^{}\[\]\"']*+\])|([{\[]))")
 _OPENERS = frozenset("{[")  # also the lenient reader's
+_OPENER_RUN = re.compile(r"[{\[]*")
+_CLOSER_RUN = re.compile(r"[}\]]+")
+_CLOSERS = frozenset("}]")
 _DQ_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _SQ_STRING = r"'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"
 _DQ_AT = re.compile(_DQ_STRING, re.S)
@@ -169,8 +188,16 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
     outermost one to the end of the text. One pass: outside brackets one match takes a flat
     pair whole or finds the next opener; inside, one match takes all up to the next bracket."""
-    stack: list[tuple[int, str]] = []
-    spans: list[tuple[int, int]] = []
+    return [(start, end) for start, end, _ in nested_spans(text)]
+
+
+def nested_spans(text: str) -> list[tuple[int, int, int]]:
+    """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a span
+    past the depth limit is known without reading it (nested brackets: each span inside
+    another, each read to the limit, was a read of most of the text each)."""
+    # [where it opens, the bracket, the deepest nesting found inside so far]
+    stack: list[list[Any]] = []
+    spans: list[tuple[int, int, int]] = []
     pos = 0
     dq = True  # may a double quote still open a string
     sq_dead_to = -1  # single quotes open no string before this position (a line's end)
@@ -181,7 +208,7 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
                 break
             pos = match.end()
             if match.group(1) is not None:  # a flat pair: a span of its own
-                spans.append(match.span(1))
+                spans.append((*match.span(1), 1))
                 continue
             at = match.start(2)
         else:
@@ -194,16 +221,50 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
         if char in _STOPS:
             dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
         elif char in _OPENERS:
-            stack.append((at, char))
-        elif stack[-1][1] == ("{" if char == "}" else "["):
-            start, _ = stack.pop()
-            spans.append((start, pos))
+            if text[pos : pos + 1] in _OPENERS:  # a run of openers: taken in one step
+                end = _OPENER_RUN.match(text, pos).end()  # type: ignore[union-attr]  # `*`
+                stack += [[index, text[index], 1] for index in range(at, end)]
+                pos = end
+            else:
+                stack.append([at, char, 1])
         else:
-            stack.clear()  # a closer that opens nothing: what came before is not JSON
+            pos = _close(text, at, stack, spans)
     if stack:
-        spans.append((stack[0][0], len(text)))
+        spans.append((stack[0][0], len(text), _open_height(stack)))
     spans.sort()
     return spans
+
+
+def _close(text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]) -> int:
+    """The closer at `at` and those right after it, while brackets stay open: each closes its
+    opener's span, or, closing none, ends the brackets (what came before is not JSON). Where
+    the scan goes on."""
+    end = (
+        _CLOSER_RUN.match(text, at).end()  # type: ignore[union-attr]  # one closer at least
+        if text[at + 1 : at + 2] in _CLOSERS
+        else at + 1
+    )
+    for index in range(at, end):
+        start, opener, height = stack[-1]
+        if opener != ("{" if text[index] == "}" else "["):
+            stack.clear()
+            return index + 1
+        stack.pop()
+        spans.append((start, index + 1, height))
+        if not stack:
+            return index + 1
+        if stack[-1][2] <= height:
+            stack[-1][2] = height + 1
+    return end
+
+
+def _open_height(stack: list[list[Any]]) -> int:
+    """How deep brackets nest in the outermost bracket never closed: each open bracket holds
+    the ones above it."""
+    height = 0
+    for entry in reversed(stack):
+        height = max(height + 1, entry[2])
+    return height
 
 
 def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tuple[bool, int, int]:
@@ -221,11 +282,26 @@ def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tupl
     return dq and char != '"', sq_dead_to, pos
 
 
-def _tag_bodies(text: str) -> list[str]:
+def count_tags(text: str, most: int) -> int:
+    """How many tags the text holds, counted up to `most + 1` (a count of `<` says most
+    replies are under any limit without a regular expression)."""
+    if text.count("<") <= most:
+        return text.count("<")
+    found = 0
+    for _ in _TAG.finditer(text):
+        found += 1
+        if found > most:
+            break
+    return found
+
+
+def _tag_spans(text: str) -> list[tuple[int, int]]:
+    """Where each tag's body lies, by where it starts: spans, not strings, since the bodies of
+    nested tags overlap (a body apiece was quadratic in memory)."""
     if "</" not in text:  # a body needs a closing tag
         return []
     open_at: dict[str, list[int]] = {}
-    bodies: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
     # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or more.
     for match in _TAG.finditer(text):
         closing, name = match.groups()
@@ -237,9 +313,9 @@ def _tag_bodies(text: str) -> list[str]:
             else:
                 starts.append(match.end())
         elif starts:
-            start = starts.pop()
-            bodies.append((start, text[start : match.start()]))
-    return [body for _, body in sorted(bodies)]
+            spans.append((starts.pop(), match.start()))
+    spans.sort()
+    return spans
 
 
 def _fenced(text: str) -> list[str]:
@@ -249,25 +325,39 @@ def _fenced(text: str) -> list[str]:
     return [m.group(2) + (m.group(3) or "") for m in _FENCE.finditer(text)]
 
 
-def explicit_candidates(text: str) -> list[str]:
-    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
-    number or boolean (the answer to a signature whose output is a scalar): most explicit
-    first, duplicates removed. Raw JSON anywhere in the text comes after, in `parse_reply`."""
-    found = _fenced(text)
-    found += _tag_bodies(text)
+def _all_candidates(text: str) -> Iterator[str]:
+    """Every explicit candidate in order, each sliced only when asked for."""
+    yield from _fenced(text)  # fenced blocks never overlap: all of them are at most the text
+    for start, end in _tag_spans(text):
+        yield text[start:end]
     if "`" in text:
-        found += [m.group(1) for m in _CODE.finditer(text)]
+        for match in _CODE.finditer(text):
+            yield match.group(1)
     stripped = text.strip()
     if stripped.startswith('"') or _SCALAR.fullmatch(stripped):
-        found.append(stripped)
+        yield stripped
+
+
+def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
+    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
+    number or boolean (the answer to a signature whose output is a scalar): most explicit
+    first, duplicates removed, at most MAX_CANDIDATES of them and, with a `budget`, no more
+    characters in all than it (the bodies of nested tags overlap: all of them are quadratic
+    in the reply's length). Raw JSON anywhere in the text comes after, in `parse_reply`."""
     seen: set[str] = set()
-    unique = []
-    for candidate in found:
+    unique: list[str] = []
+    for candidate in _all_candidates(text):
+        if budget is not None:
+            budget -= len(candidate)
+            if budget < 0:
+                break
         key = candidate.strip()
         if key and key not in seen:
             seen.add(key)
             unique.append(key)
-    return unique[:MAX_CANDIDATES]
+            if len(unique) == MAX_CANDIDATES:
+                break
+    return unique
 
 
 # ---- the lenient reader -------------------------------------------------------------------
@@ -295,6 +385,10 @@ _CLOSED = re.compile(
     |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019""",
     re.S | re.X,
 )
+# The longest run of pieces from the start: where it ends, the text holds something that is no
+# piece. Tested before `findall`, which would go on over all the rest: a candidate of junk
+# (the body of a tag around the answer) fails at its first character, not after a scan of it.
+_RUN = re.compile(f"(?:{_PIECE.pattern})*+", re.S | re.X)
 _UNCLOSED_START = frozenset("\"'\u201c\u2018/")
 _GAP = frozenset(" \t\r\n\ufeff/#")
 _COMMENT_START = frozenset("/#")
@@ -392,12 +486,12 @@ def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -
 
 # One loop with an explicit stack, deliberately long: the reader is the hot part of parsing a
 # messy reply (issue 5's 30 us budget), and a call per token costs a tenth of its time.
-def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
+def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken for
-    anything else."""
-    pieces = _PIECE.findall(text)
-    if sum(map(len, pieces)) != len(text):
+    anything else, _TooDeep for containers nested more than `depth` levels."""
+    if _RUN.match(text).end() != len(text):  # type: ignore[union-attr]  # `*` always matches
         raise _Broken("the text holds something that is no JSON")
+    pieces = _PIECE.findall(text)
     if pieces and pieces[-1][0] in _UNCLOSED_START and not _CLOSED.fullmatch(pieces[-1]):
         raise _Broken("a string or comment is never closed")
     repairs: list[str] = []
@@ -452,9 +546,9 @@ def _lenient(text: str) -> _Read:  # noqa: C901, PLR0912, PLR0915
             state, closable = _VALUE, 0
             continue
         else:
-            if len(stack) > MAX_DEPTH:
-                raise _Broken("nested too deeply")
             if piece in _OPENERS:
+                if len(stack) >= depth:
+                    raise _TooDeep(depth_message(depth))
                 stack.append([{} if piece == "{" else [], piece == "{", None])
                 state, closable = (_KEY if piece == "{" else _VALUE), 1
                 continue
@@ -481,14 +575,19 @@ _LOOSE = json.JSONDecoder(strict=False)
 _NOT_STRICT = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]')
 
 
-def read_json(text: str) -> _Read:
-    """Strict JSON when it is; otherwise the lenient reader with its repairs."""
+def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
+    """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way no
+    list or map nested more than `depth` levels (_TooDeep)."""
     if not _NOT_STRICT.match(text):  # a failed strict attempt costs a Python-built error
         try:
-            return _Read(strict_json(text), [], [])
+            value = strict_json(text)
         except (ValueError, RecursionError):
             pass
-    return _lenient(text)
+        else:
+            if too_deep(value, depth):
+                raise _TooDeep(depth_message(depth))
+            return _Read(value, [], [])
+    return _lenient(text, depth)
 
 
 # ---- choosing the answer -------------------------------------------------------------------
@@ -531,19 +630,27 @@ def _forced(read: _Read, descriptor: Any, types: dict[str, Any]) -> bool:
 
 
 class _Search:
-    def __init__(self, descriptor: Any, types: dict[str, Any], check: Any) -> None:
+    def __init__(
+        self, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
+    ) -> None:
         self.descriptor = descriptor
         self.types = types
-        self.check = check  # check(descriptor, value, types, lenient=...) -> (value, errs, reps)
+        # check(descriptor, value, types, lenient=..., limits=...) -> (value, errors, repairs)
+        self.check = check
+        self.limits = limits
+        self.depth = (limits or LIMITS).depth
         self.accepted: list[tuple[Any, list[tuple[str, str]]]] = []
         self.best: list[tuple[str, str]] | None = None
         self.parsed_any = False
+        self.too_deep = False  # a candidate was JSON nested past the depth limit
         self.seen: set[str] = set()
 
     def judge(self, read: _Read) -> None:
         # Lenient mode changes nothing that is already valid (a union prefers an exact
         # member), so one lenient pass decides; the generated fast path runs inside `check`.
-        value, errors, repairs = self.check(self.descriptor, read.value, self.types, lenient=True)
+        value, errors, repairs = self.check(
+            self.descriptor, read.value, self.types, lenient=True, limits=self.limits
+        )
         if errors:
             value, errors, repairs = self._unwrapped(read.value, errors, repairs)
         if not errors and read.truncated and not _forced(read, self.descriptor, self.types):
@@ -564,7 +671,7 @@ class _Search:
             return value, errors, repairs
         ((key, inner),) = value.items()
         result, inner_errors, inner_repairs = self.check(
-            self.descriptor, inner, self.types, lenient=True
+            self.descriptor, inner, self.types, lenient=True, limits=self.limits
         )
         if inner_errors:
             return value, errors, repairs
@@ -579,7 +686,10 @@ class _Search:
             return True  # the same text as an earlier candidate: the same answer
         self.seen.add(text)
         try:
-            read = read_json(text)
+            read = read_json(text, self.depth)
+        except _TooDeep:
+            self.too_deep = True
+            return False
         except (_Broken, ValueError, RecursionError):
             return False
         self.parsed_any = True
@@ -587,31 +697,53 @@ class _Search:
         return True
 
 
-def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -> ParseResult:
-    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md."""
+def _whole_reply(
+    text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
+) -> ParseResult | None:
+    """The common case: the whole reply is strict JSON, valid as it stands. With a repair (a
+    @fallback default, say) the lenient search decides, since a coercion may keep what the
+    model meant."""
+    stripped = text.strip().lstrip("\ufeff").strip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        value = strict_json(stripped)
+    except (ValueError, RecursionError):
+        return None
+    result, errors, repairs = check(descriptor, value, types, lenient=False, limits=limits)
+    return None if errors or repairs else ParseResult(result, repairs)
+
+
+def parse_reply(
+    text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None = None
+) -> ParseResult:
+    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md.
+    A reply past a limit (`Limits`: its size, its tags, its nesting) is a ReplyError naming
+    the limit."""
     if not isinstance(text, str) or not text.strip():
         raise ReplyError("the reply is empty")
-    search = _Search(descriptor, types, check)
-    stripped = text.strip().lstrip("\ufeff").strip()
-    if stripped[:1] in ("{", "["):  # the common case: the whole reply is the JSON answer
-        try:
-            value = strict_json(stripped)
-        except (ValueError, RecursionError):
-            pass
-        else:
-            result, errors, repairs = check(descriptor, value, types, lenient=False)
-            # Valid as it stands; with a repair (a @fallback default, say) the lenient search
-            # below decides, since a coercion may keep what the model meant.
-            if not errors and not repairs:
-                return ParseResult(result, repairs)
+    bounds = limits or LIMITS
+    if len(text) > bounds.reply_chars:
+        raise ReplyError(
+            f"the reply is longer than {bounds.reply_chars} characters (the reply-size limit)"
+        )
+    whole = _whole_reply(text, descriptor, types, check, limits)
+    if whole is not None:
+        return whole
+    if count_tags(text, bounds.tags) > bounds.tags:
+        raise ReplyError(f"the reply holds more than {bounds.tags} tags (the tag limit)")
+    search = _Search(descriptor, types, check, limits)
     body = strip_reasoning(text)
     budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear
-    for candidate in explicit_candidates(body):
+    for candidate in explicit_candidates(body, budget):
         budget -= len(candidate)
-        search.consider(candidate.strip())
+        search.consider(candidate)
     covered = -1
-    for start, end in raw_spans(body):
+    for start, end, height in nested_spans(body):
         if start < covered:
+            continue
+        if height > search.depth:  # not read: the reader would stop at the limit
+            search.too_deep = True
             continue
         budget -= end - start
         if budget < 0:
@@ -623,6 +755,8 @@ def parse_reply(text: str, descriptor: Any, types: dict[str, Any], check: Any) -
 
 def _decide(search: _Search) -> ParseResult:
     if not search.accepted:
+        if search.too_deep:  # most likely the answer, whatever smaller JSON it holds
+            raise ReplyError(f"the reply's JSON is {depth_message(search.depth)}")
         if not search.parsed_any:
             raise ReplyError("no JSON found in the reply")
         raise ReplyError("the reply does not match the expected output", search.best)

@@ -178,6 +178,48 @@ const codePoints = (s: string): number => {
   return n;
 };
 
+/* ---- limits (runtime/common.py's `Limits`) ---------------------------------------------- */
+
+/** What the reply parser and the validator accept at most; past a limit a reply is rejected
+ * with a message naming it. `replyChars`: characters (code points) in a reply; `depth`: how
+ * deep lists and maps nest in a value; `tags`: XML-like tags in a reply that must be searched.
+ * The defaults and their reasons are runtime/common.py's. */
+export interface Limits {
+  readonly replyChars: number;
+  readonly depth: number;
+  readonly tags: number;
+}
+
+export const LIMITS: Limits = Object.freeze({ replyChars: 4 * 1024 * 1024, depth: 128, tags: 10_000 });
+
+/** The limits with `given` over the defaults; a limit that is no positive integer throws. */
+export function limitsOf(given: Partial<Limits> | undefined): Limits {
+  if (given === undefined || given === LIMITS) return LIMITS;
+  const out = { ...LIMITS, ...given };
+  const names: Record<keyof Limits, string> = { replyChars: "reply_chars", depth: "depth", tags: "tags" };
+  for (const key of ["replyChars", "depth", "tags"] as const) {
+    if (!Number.isInteger(out[key]) || out[key] < 1) throw new RangeError(`the limit ${names[key]} must be a positive integer`);
+  }
+  return Object.freeze(out);
+}
+
+/** Do lists and maps nest in `value` more than `depth` levels (a scalar is level 0)? An
+ * explicit stack, not recursion: the value may nest past the engine's own stack. */
+export function tooDeep(value: unknown, depth: number): boolean {
+  if (!Array.isArray(value) && !isMap(value)) return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  for (;;) {
+    const top = stack.pop();
+    if (top === undefined) return false;
+    const [container, level] = top;
+    if (level > depth) return true;
+    const items = Array.isArray(container) ? container : Object.values(container as Record<string, unknown>);
+    for (const item of items) if (Array.isArray(item) || isMap(item)) stack.push([item, level + 1]);
+  }
+}
+
+const depthMessage = (depth: number): string => `nested more than ${depth} levels deep (the nesting-depth limit)`;
+
 /* ---- validation (runtime/validate.py) ---------------------------------------------------- */
 
 const INVALID = Symbol("invalid");
@@ -255,6 +297,7 @@ class Checker {
   constructor(
     readonly types: Types,
     readonly lenient: boolean,
+    readonly depth: number = LIMITS.depth, // how deep a JSON document held in a string may nest
   ) {}
 
   fail(path: string, message: string): typeof INVALID {
@@ -406,10 +449,10 @@ class Checker {
     for (const lenient of modes) {
       // A member that fits exactly beats one that needs coercion.
       for (const member of d[1] as Descriptor[]) {
-        const trial = new Checker(this.types, lenient);
+        const trial = new Checker(this.types, lenient, this.depth);
         const result = trial.check(member, v, path);
         if (result !== INVALID && trial.errors.length === 0) {
-          this.repairs.push(...trial.repairs);
+          for (const repair of trial.repairs) this.repairs.push(repair);
           return result;
         }
       }
@@ -436,7 +479,7 @@ class Checker {
     if (!this.lenient || typeof v !== "string") return INVALID;
     let decoded: unknown;
     try {
-      decoded = finiteJson(v);
+      decoded = finiteJson(v, this.depth); // the document nests on its own: within the limit
     } catch {
       return INVALID;
     }
@@ -598,25 +641,27 @@ function scalarConstraint(keyword: string, bound: unknown, value: unknown): stri
 
 type Outcome = [unknown, Issue[], Issue[]];
 
-/** [normalised value (runtime form), errors, repairs]; the value means nothing with errors. */
-function check(descriptor: Descriptor, value: unknown, types: Types, lenient: boolean): Outcome {
-  const checker = new Checker(types, lenient);
+/** [normalised value (runtime form), errors, repairs]; the value means nothing with errors. A
+ * value nested deeper than the depth limit is one error, found before any check recurses. */
+function check(descriptor: Descriptor, value: unknown, types: Types, lenient: boolean, limits: Limits = LIMITS): Outcome {
+  if (tooDeep(value, limits.depth)) return [INVALID, [["root", depthMessage(limits.depth)]], []];
+  const checker = new Checker(types, lenient, limits.depth);
   const result = checker.check(descriptor, value, "");
   if (result === INVALID && checker.errors.length === 0) checker.fail("", "invalid value");
   return [result, checker.errors, checker.repairs];
 }
 
 /** Strict validation: the normalised value, or ValidationError listing every error. */
-export function validate(descriptor: Descriptor, value: unknown, types: Types): unknown {
-  const [result, errors] = check(descriptor, value, types, false);
+export function validate(descriptor: Descriptor, value: unknown, types: Types, limits?: Partial<Limits>): unknown {
+  const [result, errors] = check(descriptor, value, types, false, limitsOf(limits));
   if (errors.length > 0) throw new ValidationError(errors);
   return plain(result);
 }
 
 /* ---- the lenient reader (runtime/reply.py) ------------------------------------------------ */
 
-const MAX_DEPTH = 256;
-const STRICT_DEPTH = 900; // about where Python's json module gives up
+// Descriptors are generated code, not replies: `load` reads them to any depth a type nests.
+const DESCRIPTOR_DEPTH = 900;
 const MAX_CANDIDATES = 64;
 
 /** No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate. */
@@ -643,6 +688,8 @@ export interface ParseResult<T = unknown> {
 }
 
 class Broken extends Error {}
+/** The text nests deeper than the depth limit: the reply's error names the limit. */
+class TooDeep extends Broken {}
 
 type Token = [kind: string, text: string, newline: boolean];
 type Path = (string | number)[];
@@ -724,9 +771,11 @@ function withoutReasoningBlocks(text: string): string {
  * outermost one to the end of the text. One pass. A quote that opens no string means no later
  * quote of its kind can (up to the line's end for single quotes), so those are skipped
  * without a scan: retrying each was quadratic. */
-function rawSpans(text: string): [number, number][] {
-  const stack: [number, string][] = [];
-  const spans: [number, number][] = [];
+function rawSpans(text: string): [number, number, number][] {
+  // [where it opens, the bracket, the deepest nesting found inside so far]; each span comes
+  // with how deep brackets nest in it, so that one past the depth limit is never read.
+  const stack: [number, string, number][] = [];
+  const spans: [number, number, number][] = [];
   let dq = true; // may a double quote still open a string
   let sqDeadTo = -1; // single quotes open no string before this position (a line's end)
   BRACKETS.lastIndex = 0;
@@ -749,21 +798,40 @@ function rawSpans(text: string): [number, number][] {
       }
       continue;
     }
-    if (char === "{" || char === "[") stack.push([start, char]);
+    if (char === "{" || char === "[") stack.push([start, char, 1]);
     else if (stack.length > 0 && stack[stack.length - 1]?.[1] === (char === "}" ? "{" : "[")) {
-      const [open] = stack.pop() as [number, string];
-      spans.push([open, BRACKETS.lastIndex]);
+      const [open, , height] = stack.pop() as [number, string, number];
+      spans.push([open, BRACKETS.lastIndex, height]);
+      const parent = stack[stack.length - 1];
+      if (parent !== undefined && parent[2] <= height) parent[2] = height + 1;
     } else stack.length = 0; // a closer that opens nothing: what came before is not JSON
   }
   const outer = stack[0];
-  if (outer !== undefined) spans.push([outer[0], text.length]);
+  if (outer !== undefined) {
+    let height = 0;
+    for (let i = stack.length - 1; i >= 0; i--) height = Math.max(height + 1, (stack[i] as [number, string, number])[2]);
+    spans.push([outer[0], text.length, height]);
+  }
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return spans;
 }
 
-function tagBodies(text: string): string[] {
+/** How many tags the text holds, counted up to `most + 1`. */
+function countTags(text: string, most: number): number {
+  let found = 0;
+  for (let at = text.indexOf("<"); at >= 0 && found <= most; at = text.indexOf("<", at + 1)) found++;
+  if (found <= most) return found; // fewer `<` than the limit: fewer tags too
+  found = 0;
+  for (const _ of text.matchAll(TAG)) if (++found > most) break;
+  return found;
+}
+
+/** Where each tag's body lies, by where it starts: spans, not strings, since the bodies of
+ * nested tags overlap (each one's text was quadratic in time to compare and hash). */
+function tagSpans(text: string): [number, number][] {
+  if (!text.includes("</")) return []; // a body needs a closing tag
   const openAt = new Map<string, number[]>();
-  const bodies: [number, string][] = [];
+  const spans: [number, number][] = [];
   for (const m of text.matchAll(TAG)) {
     const name = (m[2] ?? "").toLowerCase();
     const end = m.index + m[0].length;
@@ -773,40 +841,45 @@ function tagBodies(text: string): string[] {
       else openAt.set(name, [end]);
     } else {
       const list = openAt.get(name);
-      if (list && list.length > 0) {
-        const start = list.pop() as number;
-        bodies.push([start, text.slice(start, m.index)]);
-      }
+      if (list && list.length > 0) spans.push([list.pop() as number, m.index]);
     }
   }
-  bodies.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  return bodies.map(([, body]) => body);
+  spans.sort((a, b) => a[0] - b[0]);
+  return spans;
 }
 
 /** A whole reply that is a JSON number or boolean (no `null`, no bare words): the natural
  * answer when the output is a scalar. */
 const SCALAR = /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false)$/;
 
-/** Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string, number
- * or boolean: most explicit first, duplicates removed. Raw JSON anywhere comes after, in
- * `parseReply`. */
-function explicitCandidates(text: string): string[] {
-  const found: string[] = [];
-  for (const m of text.matchAll(FENCE)) found.push(m[2] ?? "");
-  found.push(...tagBodies(text));
-  for (const m of text.matchAll(CODE)) found.push(m[1] ?? "");
+/** Every explicit candidate in order, each sliced only when asked for. */
+function* allCandidates(text: string): Generator<string> {
+  for (const m of text.matchAll(FENCE)) yield m[2] ?? ""; // fences never overlap
+  for (const [start, end] of tagSpans(text)) yield text.slice(start, end);
+  for (const m of text.matchAll(CODE)) yield m[1] ?? "";
   const stripped = strip(text);
-  if (stripped.startsWith('"') || SCALAR.test(stripped)) found.push(stripped);
+  if (stripped.startsWith('"') || SCALAR.test(stripped)) yield stripped;
+}
+
+/** Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string, number
+ * or boolean: most explicit first, duplicates removed, at most MAX_CANDIDATES and no more
+ * characters in all than `budget` (the bodies of nested tags overlap: all of them are
+ * quadratic in the reply's length). Raw JSON anywhere comes after, in `parseReply`. */
+function explicitCandidates(text: string, budget: number): string[] {
   const seen = new Set<string>();
   const unique: string[] = [];
-  for (const candidate of found) {
+  let left = budget;
+  for (const candidate of allCandidates(text)) {
+    left -= candidate.length;
+    if (left < 0) break;
     const key = strip(candidate);
     if (key && !seen.has(key)) {
       seen.add(key);
       unique.push(key);
+      if (unique.length === MAX_CANDIDATES) break;
     }
   }
-  return unique.slice(0, MAX_CANDIDATES);
+  return unique;
 }
 
 // One alternative per kind of token, without groups: `test` at `lastIndex` (sticky) builds no
@@ -949,6 +1022,7 @@ class Reader {
   constructor(
     readonly lexer: Lexer,
     readonly strict: boolean,
+    readonly depth: number,
   ) {}
 
   repair(note: string): void {
@@ -989,10 +1063,12 @@ class Reader {
   }
 
   value(path: Path, depth: number): unknown {
-    if (depth > (this.strict ? STRICT_DEPTH : MAX_DEPTH)) throw new Broken("nested too deeply");
     const [kind, text] = this.take();
-    if (kind === "punct" && text === "{") return this.object(path, depth);
-    if (kind === "punct" && text === "[") return this.array(path, depth);
+    if (kind === "punct" && (text === "{" || text === "[")) {
+      // `depth` containers are open around this one: it would be level depth + 1.
+      if (depth >= this.depth) throw new TooDeep(depthMessage(this.depth));
+      return text === "{" ? this.object(path, depth) : this.array(path, depth);
+    }
     if (kind === "dq" || kind === "sq" || kind === "cq") return this.string(kind, text);
     if (kind === "num") {
       const number = numberValue(text);
@@ -1084,9 +1160,9 @@ class Reader {
   }
 }
 
-function readWith(text: string, strict: boolean): Read {
+function readWith(text: string, strict: boolean, depth: number): Read {
   const lexer = new Lexer(text, strict);
-  const reader = new Reader(lexer, strict);
+  const reader = new Reader(lexer, strict, depth);
   const value = reader.value([], 0);
   for (;;) {
     const token = reader.peek();
@@ -1107,14 +1183,15 @@ function readWith(text: string, strict: boolean): Read {
   return { value, repairs: reader.repairs, truncated: reader.truncated };
 }
 
-/** Python's strict `json.loads` (NaN, comments and conflicting duplicate keys rejected). */
-function strictJson(text: string): unknown {
-  return readWith(text, true).value;
+/** Python's strict `json.loads` (NaN, comments and conflicting duplicate keys rejected), to at
+ * most `depth` levels of nesting (TooDeep past them). */
+function strictJson(text: string, depth: number): unknown {
+  return readWith(text, true, depth).value;
 }
 
 /** strictJson, also rejecting numbers too large for a float. */
-function finiteJson(text: string): unknown {
-  const value = strictJson(text);
+function finiteJson(text: string, depth: number): unknown {
+  const value = strictJson(text, depth);
   const finite = (v: unknown): boolean =>
     Array.isArray(v) ? v.every(finite) : isMap(v) ? Object.values(v).every(finite) : !isNumber(v) || Number.isFinite(num(v));
   if (!finite(value)) throw new Broken("a number too large for a float");
@@ -1126,21 +1203,23 @@ function finiteJson(text: string): unknown {
 // failure costs an Error with its stack), as the Python reader does.
 const NOT_STRICT = /^[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]/;
 
-/** Strict JSON when it is; otherwise the lenient reader with its repairs. */
-function readJson(text: string): Read {
+/** Strict JSON when it is; otherwise the lenient reader with its repairs. Either way no list
+ * or map nested more than `depth` levels (TooDeep). */
+function readJson(text: string, depth: number): Read {
   if (!NOT_STRICT.test(text)) {
     try {
-      return { value: strictJson(text), repairs: [], truncated: [] };
+      return { value: strictJson(text, depth), repairs: [], truncated: [] };
     } catch (e) {
+      if (e instanceof TooDeep) throw e;
       if (!(e instanceof Broken || e instanceof RangeError)) throw e;
     }
   }
-  return readWith(text, false);
+  return readWith(text, false, depth);
 }
 
 /** A JSON text from generated code (descriptors): floats such as `1.0` stay floats. */
 export function load(text: string): unknown {
-  return strictJson(text);
+  return strictJson(text, DESCRIPTOR_DEPTH);
 }
 
 /* ---- choosing the answer ------------------------------------------------------------------ */
@@ -1185,16 +1264,18 @@ class Search {
   readonly accepted: [unknown, Issue[]][] = [];
   best: Issue[] | null = null;
   parsedAny = false;
+  tooDeep = false; // a candidate was JSON nested past the depth limit
   readonly seen = new Set<string>();
 
   constructor(
     readonly descriptor: Descriptor,
     readonly types: Types,
+    readonly limits: Limits,
   ) {}
 
   judge(read: Read): void {
     // Lenient mode changes nothing already valid (a union prefers an exact member).
-    let [value, errors, repairs] = check(this.descriptor, read.value, this.types, true);
+    let [value, errors, repairs] = check(this.descriptor, read.value, this.types, true, this.limits);
     if (errors.length > 0) [value, errors, repairs] = this.unwrapped(read.value, errors, repairs);
     if (errors.length === 0 && read.truncated.length > 0 && !forced(read, this.descriptor, this.types)) {
       errors = [["root", "the reply is cut off where more than closing braces could follow"]];
@@ -1214,7 +1295,7 @@ class Search {
     const keys = Object.keys(value);
     const key = keys[0];
     if (keys.length !== 1 || key === undefined) return [value, errors, repairs];
-    const [result, innerErrors, innerRepairs] = check(this.descriptor, value[key], this.types, true);
+    const [result, innerErrors, innerRepairs] = check(this.descriptor, value[key], this.types, true, this.limits);
     if (innerErrors.length > 0) return [value, errors, repairs];
     return [result, [], [["root", `unwrapped the array from {${shown(key)}: [...]}`], ...innerRepairs]];
   }
@@ -1224,8 +1305,9 @@ class Search {
     this.seen.add(text);
     let read: Read;
     try {
-      read = readJson(text);
+      read = readJson(text, this.limits.depth);
     } catch (e) {
+      if (e instanceof TooDeep) this.tooDeep = true;
       if (e instanceof Broken || e instanceof RangeError) return false;
       throw e;
     }
@@ -1235,35 +1317,49 @@ class Search {
   }
 }
 
-/** The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md. */
-export function parseReply(text: string, descriptor: Descriptor, types: Types): ParseResult {
+/** The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md. A reply
+ * past a limit (its size, its tags, its nesting) is a ReplyError naming the limit. */
+export function parseReply(text: string, descriptor: Descriptor, types: Types, limits?: Partial<Limits>): ParseResult {
   if (typeof text !== "string" || !strip(text)) throw new ReplyError("the reply is empty");
-  const search = new Search(descriptor, types);
+  const bounds = limitsOf(limits);
+  // Code points, as Python counts: UTF-16 units are never fewer, so most replies need no count.
+  if (text.length > bounds.replyChars && codePoints(text) > bounds.replyChars) {
+    throw new ReplyError(`the reply is longer than ${bounds.replyChars} characters (the reply-size limit)`);
+  }
+  const search = new Search(descriptor, types, bounds);
   const stripped = strip(lstrip(strip(text), "\ufeff"));
   if (stripped.startsWith("{") || stripped.startsWith("[")) {
-    // The common case: the whole reply is the JSON answer.
+    // The common case: the whole reply is the JSON answer. Read to Python's depth (its json
+    // module's), so that the check below names the limit as Python's does.
     let value: unknown = INVALID;
     try {
-      value = strictJson(stripped);
+      value = strictJson(stripped, DESCRIPTOR_DEPTH);
     } catch (e) {
       if (!(e instanceof Broken || e instanceof RangeError)) throw e;
     }
     if (value !== INVALID) {
-      const [result, errors, repairs] = check(descriptor, value, types, false);
+      const [result, errors, repairs] = check(descriptor, value, types, false, bounds);
       // Valid as it stands; with a repair (a @fallback default, say) the lenient search
       // below decides, since a coercion may keep what the model meant.
       if (errors.length === 0 && repairs.length === 0) return { value: plain(result), repairs };
     }
   }
+  if (countTags(text, bounds.tags) > bounds.tags) {
+    throw new ReplyError(`the reply holds more than ${bounds.tags} tags (the tag limit)`);
+  }
   const body = stripReasoning(text);
   let budget = 8 * body.length + 4096; // characters parsed in all: keeps hostile replies linear
-  for (const candidate of explicitCandidates(body)) {
+  for (const candidate of explicitCandidates(body, budget)) {
     budget -= candidate.length;
-    search.consider(strip(candidate));
+    search.consider(candidate);
   }
   let covered = -1;
-  for (const [start, end] of rawSpans(body)) {
+  for (const [start, end, height] of rawSpans(body)) {
     if (start < covered) continue;
+    if (height > bounds.depth) {
+      search.tooDeep = true; // not read: the reader would stop at the limit
+      continue;
+    }
     budget -= end - start;
     if (budget < 0) break;
     if (search.consider(strip(body.slice(start, end)))) covered = end;
@@ -1273,6 +1369,8 @@ export function parseReply(text: string, descriptor: Descriptor, types: Types): 
 
 function decide(search: Search): ParseResult {
   if (search.accepted.length === 0) {
+    // A candidate nested too deep is most likely the answer, whatever smaller JSON it holds.
+    if (search.tooDeep) throw new ReplyError(`the reply's JSON is ${depthMessage(search.limits.depth)}`);
     if (!search.parsedAny) throw new ReplyError("no JSON found in the reply");
     throw new ReplyError("the reply does not match the expected output", search.best);
   }
@@ -1471,6 +1569,8 @@ export interface Spec {
 
 export interface JsonOptions {
   maxTurns?: number | undefined;
+  /** Limits on each reply (size, nesting depth, tags) other than the defaults. */
+  limits?: Partial<Limits> | undefined;
   structured?: "prompt" | "tool" | undefined;
   fieldDescriptions?: Record<string, string> | undefined;
 }
@@ -1600,7 +1700,7 @@ export async function runJson<T>(
   spec: Spec,
   values: unknown,
   llm: Llm,
-  parse: (text: string) => ParseResult<T>,
+  parse: (text: string, limits?: Partial<Limits>) => ParseResult<T>,
   options: JsonOptions = {},
 ): Promise<Step<T>> {
   const structured = options.structured ?? "prompt";
@@ -1620,7 +1720,7 @@ export async function runJson<T>(
     const text = answerText(reply, structured);
     let parsed: ParseResult<T>;
     try {
-      parsed = parse(text);
+      parsed = parse(text, options.limits);
     } catch (e) {
       if (!(e instanceof ReplyError || e instanceof ValidationError)) throw e;
       errors = errorList(e);
@@ -1676,7 +1776,7 @@ export function chain<T>(steps: Step<unknown>[], last: Step<T>): Step<T> {
   const turns: Turn[] = [];
   for (const step of [...steps, last]) {
     addUsage(usage, step.usage);
-    turns.push(...step.turns);
+    for (const turn of step.turns) turns.push(turn);
   }
   return { return: last.return, turns, usage, fail: null, fieldDescriptions: { ...last.fieldDescriptions } };
 }

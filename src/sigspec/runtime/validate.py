@@ -26,7 +26,17 @@ from __future__ import annotations
 # json, re, typing, dataclasses and datetime stay out of the import (imported where first
 # needed): a generated module must import in a few milliseconds, and `re` alone costs five.
 # The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
-from .common import ParseResult, ReplyError, kind_of, number_literal, shown
+from .common import (
+    LIMITS,
+    Limits,
+    ParseResult,
+    ReplyError,
+    depth_message,
+    kind_of,
+    number_literal,
+    shown,
+    too_deep,
+)
 
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
@@ -192,9 +202,10 @@ def _where(path: str) -> str:
 class Checker:
     """One validation run: the errors and repairs it found, and whether it may coerce."""
 
-    def __init__(self, types: Types, *, lenient: bool) -> None:
+    def __init__(self, types: Types, *, lenient: bool, depth: int = LIMITS.depth) -> None:
         self.types = types
         self.lenient = lenient
+        self.depth = depth  # how deep a JSON document held in a string may nest
         self.errors: list[Issue] = []
         self.repairs: list[Issue] = []
 
@@ -323,7 +334,7 @@ class Checker:
         modes = (False, True) if self.lenient else (False,)
         for lenient in modes:  # a member that fits exactly beats one that needs coercion
             for member in d[1]:
-                trial = Checker(self.types, lenient=lenient)
+                trial = Checker(self.types, lenient=lenient, depth=self.depth)
                 result = trial.check(member, v, path)
                 if result is not _INVALID and not trial.errors:
                     self.repairs += trial.repairs
@@ -354,7 +365,9 @@ class Checker:
             decoded = finite_json(v)
         except (ValueError, RecursionError):
             return _INVALID
-        if type(decoded) is not want:
+        # The decoded document nests on its own: checked against the limit before the checks
+        # below recurse into it.
+        if type(decoded) is not want or too_deep(decoded, self.depth):
             return _INVALID
         self.repair(path, "decoded a JSON document held in a string")
         return decoded
@@ -510,19 +523,28 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
 
 
 def check(
-    descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
+    descriptor: Descriptor,
+    value: Any,
+    types: Types,
+    *,
+    lenient: bool = False,
+    limits: Limits | None = None,
 ) -> tuple[Any, list[Issue], list[Issue]]:
-    """(normalised value, errors, repairs); the value is meaningful only without errors."""
-    checker = Checker(types, lenient=lenient)
+    """(normalised value, errors, repairs); the value is meaningful only without errors. A
+    value nested deeper than `limits.depth` is one error, found before any check recurses."""
+    depth = (limits or LIMITS).depth
+    if too_deep(value, depth):
+        return _INVALID, [("root", depth_message(depth))], []
+    checker = Checker(types, lenient=lenient, depth=depth)
     result = checker.check(descriptor, value, "")
     if result is _INVALID and not checker.errors:
         checker.fail("", "invalid value")
     return result, checker.errors, checker.repairs
 
 
-def validate(descriptor: Descriptor, value: Any, types: Types) -> Any:
+def validate(descriptor: Descriptor, value: Any, types: Types, limits: Limits | None = None) -> Any:
     """Strict validation: the normalised value, or ValidationError listing every error."""
-    result, errors, _ = check(descriptor, value, types)
+    result, errors, _ = check(descriptor, value, types, limits=limits)
     if errors:
         # Generated validators call this from inside an `except KeyError:`; the errors are
         # the value's own, not a consequence of that lookup.
@@ -538,7 +560,9 @@ class Slow(Exception):
 _PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
 
 
-def parse_reply(text: str, descriptor: Descriptor, types: Types, check: Any) -> ParseResult:
+def parse_reply(
+    text: str, descriptor: Descriptor, types: Types, check: Any, limits: Limits | None = None
+) -> ParseResult:
     """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on the
     first parse, so that importing a generated module stays cheap. Kept once loaded: an
     `import` statement run on every call would cost a third of parsing a short reply."""
@@ -546,7 +570,7 @@ def parse_reply(text: str, descriptor: Descriptor, types: Types, check: Any) -> 
         from .reply import parse_reply as parse
 
         _PARSER.append(parse)
-    return _PARSER[0](text, descriptor, types, check)  # type: ignore[no-any-return]
+    return _PARSER[0](text, descriptor, types, check, limits)  # type: ignore[no-any-return]
 
 
 def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
@@ -555,15 +579,23 @@ def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
 
 def checker(validate_name: Any) -> Any:
     """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks first
-    (told to raise `Slow` where it would call the runtime)."""
+    (told to raise `Slow` where it would call the runtime). Limits other than the defaults
+    go straight to the runtime: the generated checks hold the defaults."""
 
     def run(
-        descriptor: Descriptor, value: Any, types: Types, *, lenient: bool = False
+        descriptor: Descriptor,
+        value: Any,
+        types: Types,
+        *,
+        lenient: bool = False,
+        limits: Limits | None = None,
     ) -> tuple[Any, list[Issue], list[Issue]]:
-        try:  # plainly valid: no coercion could apply, in either mode
-            return validate_name(value, _punt), [], []
-        except (Slow, ValidationError):  # lenient mode may coerce what strict mode rejects
-            return check(descriptor, value, types, lenient=lenient)
+        if limits is None or limits == LIMITS:
+            try:  # plainly valid: no coercion could apply, in either mode
+                return validate_name(value, _punt), [], []
+            except (Slow, ValidationError):  # lenient mode may coerce what strict mode rejects
+                pass
+        return check(descriptor, value, types, lenient=lenient, limits=limits)
 
     return run
 
@@ -578,8 +610,8 @@ class Validator:
         self._descriptor = descriptor
         self._types = types
 
-    def __call__(self, value: Any) -> Any:
-        return validate(self._descriptor, value, self._types)
+    def __call__(self, value: Any, limits: Limits | None = None) -> Any:
+        return validate(self._descriptor, value, self._types, limits)
 
 
 class Parser:
@@ -591,11 +623,13 @@ class Parser:
         self._descriptor = descriptor
         self._types = types
 
-    def __call__(self, text: str) -> ParseResult:
-        return parse_reply(text, self._descriptor, self._types, check)
+    def __call__(self, text: str, limits: Limits | None = None) -> ParseResult:
+        return parse_reply(text, self._descriptor, self._types, check, limits)
 
 
 __all__ = [
+    "LIMITS",
+    "Limits",
     "ParseResult",
     "Parser",
     "ReplyError",
@@ -608,5 +642,6 @@ __all__ = [
     "kind_of",
     "number_literal",
     "parse_reply",
+    "too_deep",
     "validate",
 ]

@@ -4,7 +4,9 @@ the runtime's validator; compact: the runtime's validator bound to the descripto
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import assert_never
 
 import jinja2
 
@@ -13,6 +15,8 @@ from sigspec.emit.python.imports import relative
 from sigspec.lower.names.python import suffix
 from sigspec.lower.templating import render
 from sigspec.lower.views import Lowered, Module
+from sigspec.runtime.common import LIMITS
+from sigspec.semantics import ir
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,42 @@ class SigView:
     input: str
     body: str  # validate_NAME's checks (emit/python/fastpath.py)
     result: str  # the normalised value's expression once they passed
+    deep: bool  # may a valid value nest past the default depth limit (checked first, then)
+
+
+def nesting(
+    t: ir.TypeRef, types: Mapping[str, ir.TypeDef], seen: frozenset[str] = frozenset()
+) -> int:
+    """How deep lists and maps nest in a value of type `t` at most; -1 for no bound (`:any`,
+    `:map`, an open map's extra fields, a recursive type)."""
+    match t:
+        case ir.Prim(kind):
+            return -1 if kind in ("any", "map") else 0
+        case ir.Literal():
+            return 0
+        case ir.Optional(inner):
+            return nesting(inner, types, seen)
+        case ir.Ref(name):
+            return -1 if name in seen else nesting(types[name].type, types, seen | {name})
+        case ir.ListOf(item):
+            below = nesting(item, types, seen)
+            return -1 if below < 0 else below + 1
+        case ir.MapOf(fields, is_open):
+            depths = [nesting(f.type, types, seen) for f in fields]
+            return -1 if is_open or -1 in depths else max(depths, default=0) + 1
+        case ir.Union(members):
+            depths = [nesting(m, types, seen) for m in members]
+            return -1 if -1 in depths else max(depths)
+        case _:
+            assert_never(t)
+
+
+def _deep(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> bool:
+    """Must the generated checks test the value's depth first? Only where a valid value may
+    nest past the limit: elsewhere a deeper value fails the type's own checks, and the
+    runtime, naming its errors, finds the depth."""
+    depth = nesting(t, types)
+    return depth < 0 or depth > LIMITS.depth
 
 
 def validators_module(
@@ -42,6 +82,7 @@ def validators_module(
                 repr(lowered.output_descriptor(sig)),
                 repr(lowered.input_descriptor(sig)),
                 *checks,
+                deep=not compact and _deep(sig.output, lowered.project.types),
             )
         )
     exports = [
@@ -63,4 +104,6 @@ def validators_module(
         signatures=views,
         compact=compact,
         exports=sorted(exports),
+        depth=LIMITS.depth,
+        uses_depth=any(v.deep for v in views),
     )

@@ -5,7 +5,8 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`.
+ * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
+ * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
@@ -47,18 +48,18 @@ const $OUT_agent_step = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"reasoning\",\"rea
 const $IN_agent_step = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"query\",\"query\",[\"str\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `agent_step`, normalised; `ValidationError` lists every error. */
-export function validateAgentStep(value: unknown): AgentStepOutput {
-  return $rt.validate($OUT_agent_step(), value, $TYPES()) as AgentStepOutput;
+export function validateAgentStep(value: unknown, limits?: Partial<$rt.Limits>): AgentStepOutput {
+  return $rt.validate($OUT_agent_step(), value, $TYPES(), limits) as AgentStepOutput;
 }
 
 /** The arguments of `agent_step` (an open map), normalised. */
-export function validateAgentStepInput(value: unknown): AgentStepInput {
-  return $rt.validate($IN_agent_step(), value, $TYPES()) as AgentStepInput;
+export function validateAgentStepInput(value: unknown, limits?: Partial<$rt.Limits>): AgentStepInput {
+  return $rt.validate($IN_agent_step(), value, $TYPES(), limits) as AgentStepInput;
 }
 
 /** The answer to `agent_step` in a raw reply, with every repair applied. */
-export function parseAgentStep(text: string): $rt.ParseResult<AgentStepOutput> {
-  return $rt.parseReply(text, $OUT_agent_step(), $TYPES()) as $rt.ParseResult<AgentStepOutput>;
+export function parseAgentStep(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<AgentStepOutput> {
+  return $rt.parseReply(text, $OUT_agent_step(), $TYPES(), limits) as $rt.ParseResult<AgentStepOutput>;
 }
 
 const $SPEC_agent_step: $rt.Spec = {

@@ -5,7 +5,8 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`.
+ * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
+ * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
@@ -58,18 +59,18 @@ const $OUT_read_invoice = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"invoice_number\
 const $IN_read_invoice = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"document\",\"document\",[\"str\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `extract_products`, normalised; `ValidationError` lists every error. */
-export function validateExtractProducts(value: unknown): ExtractProductsOutput {
-  return $rt.validate($OUT_extract_products(), value, $TYPES()) as ExtractProductsOutput;
+export function validateExtractProducts(value: unknown, limits?: Partial<$rt.Limits>): ExtractProductsOutput {
+  return $rt.validate($OUT_extract_products(), value, $TYPES(), limits) as ExtractProductsOutput;
 }
 
 /** The arguments of `extract_products` (an open map), normalised. */
-export function validateExtractProductsInput(value: unknown): ExtractProductsInput {
-  return $rt.validate($IN_extract_products(), value, $TYPES()) as ExtractProductsInput;
+export function validateExtractProductsInput(value: unknown, limits?: Partial<$rt.Limits>): ExtractProductsInput {
+  return $rt.validate($IN_extract_products(), value, $TYPES(), limits) as ExtractProductsInput;
 }
 
 /** The answer to `extract_products` in a raw reply, with every repair applied. */
-export function parseExtractProducts(text: string): $rt.ParseResult<ExtractProductsOutput> {
-  return $rt.parseReply(text, $OUT_extract_products(), $TYPES()) as $rt.ParseResult<ExtractProductsOutput>;
+export function parseExtractProducts(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<ExtractProductsOutput> {
+  return $rt.parseReply(text, $OUT_extract_products(), $TYPES(), limits) as $rt.ParseResult<ExtractProductsOutput>;
 }
 
 const $SPEC_extract_products: $rt.Spec = {
@@ -94,18 +95,18 @@ export async function extractProducts(
 }
 
 /** The output of `read_invoice`, normalised; `ValidationError` lists every error. */
-export function validateReadInvoice(value: unknown): ReadInvoiceOutput {
-  return $rt.validate($OUT_read_invoice(), value, $TYPES()) as ReadInvoiceOutput;
+export function validateReadInvoice(value: unknown, limits?: Partial<$rt.Limits>): ReadInvoiceOutput {
+  return $rt.validate($OUT_read_invoice(), value, $TYPES(), limits) as ReadInvoiceOutput;
 }
 
 /** The arguments of `read_invoice` (an open map), normalised. */
-export function validateReadInvoiceInput(value: unknown): ReadInvoiceInput {
-  return $rt.validate($IN_read_invoice(), value, $TYPES()) as ReadInvoiceInput;
+export function validateReadInvoiceInput(value: unknown, limits?: Partial<$rt.Limits>): ReadInvoiceInput {
+  return $rt.validate($IN_read_invoice(), value, $TYPES(), limits) as ReadInvoiceInput;
 }
 
 /** The answer to `read_invoice` in a raw reply, with every repair applied. */
-export function parseReadInvoice(text: string): $rt.ParseResult<ReadInvoiceOutput> {
-  return $rt.parseReply(text, $OUT_read_invoice(), $TYPES()) as $rt.ParseResult<ReadInvoiceOutput>;
+export function parseReadInvoice(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<ReadInvoiceOutput> {
+  return $rt.parseReply(text, $OUT_read_invoice(), $TYPES(), limits) as $rt.ParseResult<ReadInvoiceOutput>;
 }
 
 const $SPEC_read_invoice: $rt.Spec = {

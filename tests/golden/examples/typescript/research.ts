@@ -5,7 +5,8 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`.
+ * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
+ * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
@@ -45,18 +46,18 @@ const $OUT_research = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"summary\",\"summary
 const $IN_research = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"topic\",\"topic\",[\"str\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `rank_results`, normalised; `ValidationError` lists every error. */
-export function validateRankResults(value: unknown): RankResultsOutput {
-  return $rt.validate($OUT_rank_results(), value, $TYPES()) as RankResultsOutput;
+export function validateRankResults(value: unknown, limits?: Partial<$rt.Limits>): RankResultsOutput {
+  return $rt.validate($OUT_rank_results(), value, $TYPES(), limits) as RankResultsOutput;
 }
 
 /** The arguments of `rank_results` (an open map), normalised. */
-export function validateRankResultsInput(value: unknown): RankResultsInput {
-  return $rt.validate($IN_rank_results(), value, $TYPES()) as RankResultsInput;
+export function validateRankResultsInput(value: unknown, limits?: Partial<$rt.Limits>): RankResultsInput {
+  return $rt.validate($IN_rank_results(), value, $TYPES(), limits) as RankResultsInput;
 }
 
 /** The answer to `rank_results` in a raw reply, with every repair applied. */
-export function parseRankResults(text: string): $rt.ParseResult<RankResultsOutput> {
-  return $rt.parseReply(text, $OUT_rank_results(), $TYPES()) as $rt.ParseResult<RankResultsOutput>;
+export function parseRankResults(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<RankResultsOutput> {
+  return $rt.parseReply(text, $OUT_rank_results(), $TYPES(), limits) as $rt.ParseResult<RankResultsOutput>;
 }
 
 const $SPEC_rank_results: $rt.Spec = {
@@ -81,18 +82,18 @@ export async function rankResults(
 }
 
 /** The output of `research`, normalised; `ValidationError` lists every error. */
-export function validateResearch(value: unknown): ResearchOutput {
-  return $rt.validate($OUT_research(), value, $TYPES()) as ResearchOutput;
+export function validateResearch(value: unknown, limits?: Partial<$rt.Limits>): ResearchOutput {
+  return $rt.validate($OUT_research(), value, $TYPES(), limits) as ResearchOutput;
 }
 
 /** The arguments of `research` (an open map), normalised. */
-export function validateResearchInput(value: unknown): ResearchInput {
-  return $rt.validate($IN_research(), value, $TYPES()) as ResearchInput;
+export function validateResearchInput(value: unknown, limits?: Partial<$rt.Limits>): ResearchInput {
+  return $rt.validate($IN_research(), value, $TYPES(), limits) as ResearchInput;
 }
 
 /** The answer to `research` in a raw reply, with every repair applied. */
-export function parseResearch(text: string): $rt.ParseResult<ResearchOutput> {
-  return $rt.parseReply(text, $OUT_research(), $TYPES()) as $rt.ParseResult<ResearchOutput>;
+export function parseResearch(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<ResearchOutput> {
+  return $rt.parseReply(text, $OUT_research(), $TYPES(), limits) as $rt.ParseResult<ResearchOutput>;
 }
 
 const $SPEC_research: $rt.Spec = {

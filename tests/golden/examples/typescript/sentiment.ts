@@ -5,7 +5,8 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`.
+ * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
+ * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
@@ -49,18 +50,18 @@ const $OUT_act_on_sentiment = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"action\",\"
 const $IN_act_on_sentiment = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"sentiment\",\"sentiment\",[\"ref\",\"Sentiment\"],true,false,null,false,[]],[\"score\",\"score\",[\"float\"],true,false,null,false,[]]],true]", $rt.load);
 
 /** The output of `classify`, normalised; `ValidationError` lists every error. */
-export function validateClassify(value: unknown): ClassifyOutput {
-  return $rt.validate($OUT_classify(), value, $TYPES()) as ClassifyOutput;
+export function validateClassify(value: unknown, limits?: Partial<$rt.Limits>): ClassifyOutput {
+  return $rt.validate($OUT_classify(), value, $TYPES(), limits) as ClassifyOutput;
 }
 
 /** The arguments of `classify` (an open map), normalised. */
-export function validateClassifyInput(value: unknown): ClassifyInput {
-  return $rt.validate($IN_classify(), value, $TYPES()) as ClassifyInput;
+export function validateClassifyInput(value: unknown, limits?: Partial<$rt.Limits>): ClassifyInput {
+  return $rt.validate($IN_classify(), value, $TYPES(), limits) as ClassifyInput;
 }
 
 /** The answer to `classify` in a raw reply, with every repair applied. */
-export function parseClassify(text: string): $rt.ParseResult<ClassifyOutput> {
-  return $rt.parseReply(text, $OUT_classify(), $TYPES()) as $rt.ParseResult<ClassifyOutput>;
+export function parseClassify(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<ClassifyOutput> {
+  return $rt.parseReply(text, $OUT_classify(), $TYPES(), limits) as $rt.ParseResult<ClassifyOutput>;
 }
 
 const $SPEC_classify: $rt.Spec = {
@@ -85,18 +86,18 @@ export async function classify(
 }
 
 /** The output of `act_on_sentiment`, normalised; `ValidationError` lists every error. */
-export function validateActOnSentiment(value: unknown): ActOnSentimentOutput {
-  return $rt.validate($OUT_act_on_sentiment(), value, $TYPES()) as ActOnSentimentOutput;
+export function validateActOnSentiment(value: unknown, limits?: Partial<$rt.Limits>): ActOnSentimentOutput {
+  return $rt.validate($OUT_act_on_sentiment(), value, $TYPES(), limits) as ActOnSentimentOutput;
 }
 
 /** The arguments of `act_on_sentiment` (an open map), normalised. */
-export function validateActOnSentimentInput(value: unknown): ActOnSentimentInput {
-  return $rt.validate($IN_act_on_sentiment(), value, $TYPES()) as ActOnSentimentInput;
+export function validateActOnSentimentInput(value: unknown, limits?: Partial<$rt.Limits>): ActOnSentimentInput {
+  return $rt.validate($IN_act_on_sentiment(), value, $TYPES(), limits) as ActOnSentimentInput;
 }
 
 /** The answer to `act_on_sentiment` in a raw reply, with every repair applied. */
-export function parseActOnSentiment(text: string): $rt.ParseResult<ActOnSentimentOutput> {
-  return $rt.parseReply(text, $OUT_act_on_sentiment(), $TYPES()) as $rt.ParseResult<ActOnSentimentOutput>;
+export function parseActOnSentiment(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<ActOnSentimentOutput> {
+  return $rt.parseReply(text, $OUT_act_on_sentiment(), $TYPES(), limits) as $rt.ParseResult<ActOnSentimentOutput>;
 }
 
 const $SPEC_act_on_sentiment: $rt.Spec = {

@@ -5,7 +5,8 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`.
+ * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
+ * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
@@ -28,18 +29,18 @@ const $OUT_summarize = $rt.lazy<$rt.Descriptor>("[\"str\"]", $rt.load);
 const $IN_summarize = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"document\",\"document\",[\"str\"],true,false,null,false,[]],[\"audience\",\"audience\",[\"str\"],false,true,\"a general reader\",false,[]],[\"max_words\",\"max_words\",[\"int\"],false,true,150,false,[[\"minimum\",20]]],[\"focus\",\"focus\",[\"list\",[\"str\"]],false,true,[],false,[]]],true]", $rt.load);
 
 /** The output of `summarize`, normalised; `ValidationError` lists every error. */
-export function validateSummarize(value: unknown): SummarizeOutput {
-  return $rt.validate($OUT_summarize(), value, $TYPES()) as SummarizeOutput;
+export function validateSummarize(value: unknown, limits?: Partial<$rt.Limits>): SummarizeOutput {
+  return $rt.validate($OUT_summarize(), value, $TYPES(), limits) as SummarizeOutput;
 }
 
 /** The arguments of `summarize` (an open map), normalised. */
-export function validateSummarizeInput(value: unknown): SummarizeInput {
-  return $rt.validate($IN_summarize(), value, $TYPES()) as SummarizeInput;
+export function validateSummarizeInput(value: unknown, limits?: Partial<$rt.Limits>): SummarizeInput {
+  return $rt.validate($IN_summarize(), value, $TYPES(), limits) as SummarizeInput;
 }
 
 /** The answer to `summarize` in a raw reply, with every repair applied. */
-export function parseSummarize(text: string): $rt.ParseResult<SummarizeOutput> {
-  return $rt.parseReply(text, $OUT_summarize(), $TYPES()) as $rt.ParseResult<SummarizeOutput>;
+export function parseSummarize(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<SummarizeOutput> {
+  return $rt.parseReply(text, $OUT_summarize(), $TYPES(), limits) as $rt.ParseResult<SummarizeOutput>;
 }
 
 const $SPEC_summarize: $rt.Spec = {

@@ -3,14 +3,15 @@
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
 normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
+reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
+`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
 
 from . import _runtime as _rt
-from ._runtime import ParseResult, ReplyError, ValidationError
+from ._runtime import Limits, ParseResult, ReplyError, ValidationError
 
 TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
@@ -22,10 +23,11 @@ _BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
-# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. It stops at the first failed check and raises `ValidationError` holding the
-# value: the runtime's validator names every error only when `.errors` is read.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. It stops at the first failed check and raises
+# `ValidationError` holding the value: the runtime's validator names every error only when
+# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
@@ -56,8 +58,12 @@ _OUT_agent_step: Any = ('map', (('reasoning', 'reasoning', ('str',), False, True
 _IN_agent_step: Any = ('map', (('query', 'query', ('str',), True, False, None, False, ()),), True)
 
 
-def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_agent_step(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `agent_step`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_agent_step, value, _TYPES, limits)
     if type(value) is not dict:
         raise ValidationError(_OUT_agent_step, value, _TYPES)
     m9: Any = value
@@ -113,20 +119,21 @@ def validate_agent_step(value: Any, _slow: Any = _rt.validate) -> Any:
     return m9
 
 
-def validate_agent_step_input(value: Any) -> Any:
+def validate_agent_step_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `agent_step` (an open map), normalised."""
-    return _rt.validate(_IN_agent_step, value, _TYPES)
+    return _rt.validate(_IN_agent_step, value, _TYPES, limits)
 
 
-def parse_agent_step(text: str) -> ParseResult:
+def parse_agent_step(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `agent_step` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_agent_step, _TYPES, _check_agent_step)
+    return _rt.parse_reply(text, _OUT_agent_step, _TYPES, _check_agent_step, limits)
 
 
 _check_agent_step = _rt.checker(validate_agent_step)
 
 
 __all__ = [
+    "Limits",
     "ParseResult",
     "ReplyError",
     "ValidationError",

@@ -3,7 +3,8 @@
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
 normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
+reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
+`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 from . import _runtime as _rt
-from ._runtime import ParseResult, ReplyError, ValidationError
+from ._runtime import Limits, ParseResult, ReplyError, ValidationError
 
 TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
@@ -23,10 +24,11 @@ _BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
-# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. It stops at the first failed check and raises `ValidationError` holding the
-# value: the runtime's validator names every error only when `.errors` is read.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. It stops at the first failed check and raises
+# `ValidationError` holding the value: the runtime's validator names every error only when
+# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
@@ -38,8 +40,12 @@ _OUT_extract_products: Any = ('map', (('products', 'products', ('list', ('map', 
 _IN_extract_products: Any = ('map', (('article', 'article', ('str',), True, False, None, False, ()),), True)
 
 
-def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_extract_products(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `extract_products`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_extract_products, value, _TYPES, limits)
     if type(value) is not dict:
         raise ValidationError(_OUT_extract_products, value, _TYPES)
     if len(value) != 2:
@@ -88,14 +94,14 @@ def validate_extract_products(value: Any, _slow: Any = _rt.validate) -> Any:
     return value
 
 
-def validate_extract_products_input(value: Any) -> Any:
+def validate_extract_products_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `extract_products` (an open map), normalised."""
-    return _rt.validate(_IN_extract_products, value, _TYPES)
+    return _rt.validate(_IN_extract_products, value, _TYPES, limits)
 
 
-def parse_extract_products(text: str) -> ParseResult:
+def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `extract_products` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_extract_products, _TYPES, _check_extract_products)
+    return _rt.parse_reply(text, _OUT_extract_products, _TYPES, _check_extract_products, limits)
 
 
 _check_extract_products = _rt.checker(validate_extract_products)
@@ -105,8 +111,12 @@ _OUT_read_invoice: Any = ('map', (('invoice_number', 'invoice_number', ('str',),
 _IN_read_invoice: Any = ('map', (('document', 'document', ('str',), True, False, None, False, ()),), True)
 
 
-def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_read_invoice(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `read_invoice`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_read_invoice, value, _TYPES, limits)
     if type(value) is not dict:
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
     m15: Any = value
@@ -173,20 +183,21 @@ def validate_read_invoice(value: Any, _slow: Any = _rt.validate) -> Any:
     return m15
 
 
-def validate_read_invoice_input(value: Any) -> Any:
+def validate_read_invoice_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `read_invoice` (an open map), normalised."""
-    return _rt.validate(_IN_read_invoice, value, _TYPES)
+    return _rt.validate(_IN_read_invoice, value, _TYPES, limits)
 
 
-def parse_read_invoice(text: str) -> ParseResult:
+def parse_read_invoice(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `read_invoice` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_read_invoice, _TYPES, _check_read_invoice)
+    return _rt.parse_reply(text, _OUT_read_invoice, _TYPES, _check_read_invoice, limits)
 
 
 _check_read_invoice = _rt.checker(validate_read_invoice)
 
 
 __all__ = [
+    "Limits",
     "ParseResult",
     "ReplyError",
     "ValidationError",

@@ -3,14 +3,15 @@
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
 normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
+reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
+`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
 
 from . import _runtime as _rt
-from ._runtime import ParseResult, ReplyError, ValidationError
+from ._runtime import Limits, ParseResult, ReplyError, ValidationError
 
 TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
@@ -22,10 +23,11 @@ _BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
-# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. It stops at the first failed check and raises `ValidationError` holding the
-# value: the runtime's validator names every error only when `.errors` is read.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. It stops at the first failed check and raises
+# `ValidationError` holding the value: the runtime's validator names every error only when
+# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ())), False)}
@@ -52,8 +54,12 @@ _OUT_rank_results: Any = ('list', ('map', (('title', 'title', ('str',), True, Fa
 _IN_rank_results: Any = ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('results', 'results', ('list', ('ref', 'Source')), True, False, None, False, ())), True)
 
 
-def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_rank_results(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `rank_results`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_rank_results, value, _TYPES, limits)
     if type(value) is not list:
         raise ValidationError(_OUT_rank_results, value, _TYPES)
     for e1 in value:
@@ -78,14 +84,14 @@ def validate_rank_results(value: Any, _slow: Any = _rt.validate) -> Any:
     return value
 
 
-def validate_rank_results_input(value: Any) -> Any:
+def validate_rank_results_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `rank_results` (an open map), normalised."""
-    return _rt.validate(_IN_rank_results, value, _TYPES)
+    return _rt.validate(_IN_rank_results, value, _TYPES, limits)
 
 
-def parse_rank_results(text: str) -> ParseResult:
+def parse_rank_results(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `rank_results` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_rank_results, _TYPES, _check_rank_results)
+    return _rt.parse_reply(text, _OUT_rank_results, _TYPES, _check_rank_results, limits)
 
 
 _check_rank_results = _rt.checker(validate_rank_results)
@@ -95,8 +101,12 @@ _OUT_research: Any = ('map', (('summary', 'summary', ('str',), True, False, None
 _IN_research: Any = ('map', (('topic', 'topic', ('str',), True, False, None, False, ()),), True)
 
 
-def validate_research(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_research(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `research`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_research, value, _TYPES, limits)
     if type(value) is not dict:
         raise ValidationError(_OUT_research, value, _TYPES)
     if len(value) != 2:
@@ -121,20 +131,21 @@ def validate_research(value: Any, _slow: Any = _rt.validate) -> Any:
     return value
 
 
-def validate_research_input(value: Any) -> Any:
+def validate_research_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `research` (an open map), normalised."""
-    return _rt.validate(_IN_research, value, _TYPES)
+    return _rt.validate(_IN_research, value, _TYPES, limits)
 
 
-def parse_research(text: str) -> ParseResult:
+def parse_research(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `research` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_research, _TYPES, _check_research)
+    return _rt.parse_reply(text, _OUT_research, _TYPES, _check_research, limits)
 
 
 _check_research = _rt.checker(validate_research)
 
 
 __all__ = [
+    "Limits",
     "ParseResult",
     "ReplyError",
     "ValidationError",

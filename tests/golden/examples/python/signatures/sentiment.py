@@ -3,14 +3,15 @@
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
 normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
+reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
+`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
 
 from . import _runtime as _rt
-from ._runtime import ParseResult, ReplyError, ValidationError
+from ._runtime import Limits, ParseResult, ReplyError, ValidationError
 
 TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
@@ -22,10 +23,11 @@ _BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
-# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. It stops at the first failed check and raises `ValidationError` holding the
-# value: the runtime's validator names every error only when `.errors` is read.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. It stops at the first failed check and raises
+# `ValidationError` holding the value: the runtime's validator names every error only when
+# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutral')), 'Priority': ('union', (('lit', 1), ('lit', 2), ('lit', 3), ('lit', 4), ('lit', 5)))}
@@ -50,8 +52,12 @@ _OUT_classify: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), T
 _IN_classify: Any = ('map', (('text', 'text', ('str',), True, False, None, False, (('minLength', 1),)),), True)
 
 
-def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_classify(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `classify`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_classify, value, _TYPES, limits)
     if type(value) is not dict:
         raise ValidationError(_OUT_classify, value, _TYPES)
     if len(value) != 2:
@@ -73,14 +79,14 @@ def validate_classify(value: Any, _slow: Any = _rt.validate) -> Any:
     return value
 
 
-def validate_classify_input(value: Any) -> Any:
+def validate_classify_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `classify` (an open map), normalised."""
-    return _rt.validate(_IN_classify, value, _TYPES)
+    return _rt.validate(_IN_classify, value, _TYPES, limits)
 
 
-def parse_classify(text: str) -> ParseResult:
+def parse_classify(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `classify` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_classify, _TYPES, _check_classify)
+    return _rt.parse_reply(text, _OUT_classify, _TYPES, _check_classify, limits)
 
 
 _check_classify = _rt.checker(validate_classify)
@@ -90,8 +96,12 @@ _OUT_act_on_sentiment: Any = ('map', (('action', 'action', ('enum', ('thank', 'e
 _IN_act_on_sentiment: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, ())), True)
 
 
-def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_act_on_sentiment(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `act_on_sentiment`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_act_on_sentiment, value, _TYPES, limits)
     if type(value) is not dict:
         raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
     m8: Any = value
@@ -124,20 +134,21 @@ def validate_act_on_sentiment(value: Any, _slow: Any = _rt.validate) -> Any:
     return m8
 
 
-def validate_act_on_sentiment_input(value: Any) -> Any:
+def validate_act_on_sentiment_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `act_on_sentiment` (an open map), normalised."""
-    return _rt.validate(_IN_act_on_sentiment, value, _TYPES)
+    return _rt.validate(_IN_act_on_sentiment, value, _TYPES, limits)
 
 
-def parse_act_on_sentiment(text: str) -> ParseResult:
+def parse_act_on_sentiment(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `act_on_sentiment` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_act_on_sentiment, _TYPES, _check_act_on_sentiment)
+    return _rt.parse_reply(text, _OUT_act_on_sentiment, _TYPES, _check_act_on_sentiment, limits)
 
 
 _check_act_on_sentiment = _rt.checker(validate_act_on_sentiment)
 
 
 __all__ = [
+    "Limits",
     "ParseResult",
     "ReplyError",
     "ValidationError",

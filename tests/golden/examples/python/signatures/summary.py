@@ -3,14 +3,15 @@
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
 normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`.
+reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
+`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
 
 from . import _runtime as _rt
-from ._runtime import ParseResult, ReplyError, ValidationError
+from ._runtime import Limits, ParseResult, ReplyError, ValidationError
 
 TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
@@ -22,10 +23,11 @@ _BAD: Any = object()  # a named type's function: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow): `_slow` is internal (the reply parser's hook). It is positional,
-# not keyword-only: CPython specialises calls of such functions, and a call costs a third of
-# the checks. It stops at the first failed check and raises `ValidationError` holding the
-# value: the runtime's validator names every error only when `.errors` is read.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. It stops at the first failed check and raises
+# `ValidationError` holding the value: the runtime's validator names every error only when
+# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
@@ -35,27 +37,32 @@ _OUT_summarize: Any = ('str',)
 _IN_summarize: Any = ('map', (('document', 'document', ('str',), True, False, None, False, ()), ('audience', 'audience', ('str',), False, True, 'a general reader', False, ()), ('max_words', 'max_words', ('int',), False, True, 150, False, (('minimum', 20),)), ('focus', 'focus', ('list', ('str',)), False, True, [], False, ())), True)
 
 
-def validate_summarize(value: Any, _slow: Any = _rt.validate) -> Any:
+def validate_summarize(
+    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
+) -> Any:
     """The output of `summarize`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _rt.validate(_OUT_summarize, value, _TYPES, limits)
     if type(value) is not str:
         raise ValidationError(_OUT_summarize, value, _TYPES)
     return value
 
 
-def validate_summarize_input(value: Any) -> Any:
+def validate_summarize_input(value: Any, limits: Limits | None = None) -> Any:
     """The params of `summarize` (an open map), normalised."""
-    return _rt.validate(_IN_summarize, value, _TYPES)
+    return _rt.validate(_IN_summarize, value, _TYPES, limits)
 
 
-def parse_summarize(text: str) -> ParseResult:
+def parse_summarize(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `summarize` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_summarize, _TYPES, _check_summarize)
+    return _rt.parse_reply(text, _OUT_summarize, _TYPES, _check_summarize, limits)
 
 
 _check_summarize = _rt.checker(validate_summarize)
 
 
 __all__ = [
+    "Limits",
     "ParseResult",
     "ReplyError",
     "ValidationError",
