@@ -146,6 +146,29 @@ def test_a_closed_import_is_read_from_disk_again_by_its_importers(
     assert all(diagnostics == [] for diagnostics in found.values())  # the disk has `Label`
 
 
+def test_saving_a_new_file_rechecks_the_documents_that_import_it(
+    client: Client, tmp_path: Path
+) -> None:
+    main = 'import "new.sig"\nsignature pick(x :string) -> {label Label}\n'
+    (tmp_path / "main.sig").write_text(main)
+    main_uri = client.open(tmp_path / "main.sig", main)
+    assert [d["code"] for d in client.diagnostics(main_uri, 1)] == [
+        "import-not-found",
+        "unknown-type",
+    ]
+    # A new file, unsaved: the import still names no file on disk.
+    new_uri = client.open(tmp_path / "new.sig", COMMON)
+    assert client.diagnostics(new_uri, 1) == []
+    assert [d["code"] for d in client.diagnostics(main_uri, 1)] == [
+        "import-not-found",
+        "unknown-type",
+    ]
+
+    (tmp_path / "new.sig").write_text(COMMON)
+    client.send("textDocument/didSave", {"textDocument": {"uri": new_uri}})
+    assert client.diagnostics(main_uri, 1) == []
+
+
 # In-process servers with a check the test controls: a crash no real input should cause, and
 # a check held running until the test lets it finish.
 

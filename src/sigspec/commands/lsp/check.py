@@ -77,7 +77,7 @@ def internal_error(snapshot: Snapshot, error: BaseException, version: str) -> Di
         severity=Severity.ERROR,
         message=(
             f"internal error in sigspec {version} while checking this file "
-            f"({type(error).__name__}); this is a bug in sigspec, not in the file"
+            f"({_kind(error)}); this is a bug in sigspec, not in the file"
         ),
         source=SourceFile(snapshot.path.name, snapshot.text),
         span=Span(0, 0),
@@ -93,6 +93,13 @@ def failure_log(snapshot: Snapshot, error: BaseException) -> str:
     type only; its message and the texts it came from stay out."""
     stack = traceback.TracebackException.from_exception(error).stack.format()
     return (
-        f"checking {snapshot.path} failed with {type(error).__name__}; "
+        f"checking {snapshot.path} failed with {_kind(error)}; "
         f"traceback (most recent call last):\n{''.join(stack)}"
     )
+
+
+def _kind(error: BaseException) -> str:
+    """The exception's type, qualified unless built in (`re.error`, `RecursionError`)."""
+    kind = type(error)
+    module = "" if kind.__module__ == "builtins" else f"{kind.__module__}."
+    return f"{module}{kind.__qualname__}"
