@@ -179,6 +179,8 @@ SECRET = "a secret the exception quoted"
 def crashing_check(snapshot: Snapshot) -> Checked:
     if snapshot.path.name == BOOM:
         raise RuntimeError(SECRET)
+    if snapshot.path.name == "exits.sig":
+        raise SystemExit(3)  # not even this ends the server
     return lint_document(snapshot)
 
 
@@ -186,16 +188,20 @@ def test_a_crashing_check_is_an_internal_error_on_its_document_only(tmp_path: Pa
     texts = {
         "a.sig": "signature a(x :string) -> {y Strin}\n",
         BOOM: "signature boom(x :string) -> {y :string}\n",
+        "exits.sig": "signature exits(x :string) -> {y :string}\n",
         "c.sig": "signature c(x :string) -> {y :string}\n",
     }
     server = build_server("9.9", check=crashing_check, delay=0.01)
     with server_thread(tmp_path, server) as client:
-        # boom.sig opened between the others: checked after a.sig and before c.sig.
+        # The crashing ones opened between the others: checked after a.sig, before c.sig.
         client.write([client.did_open(tmp_path / name, text) for name, text in texts.items()])
         uri = {name: (tmp_path / name).as_uri() for name in texts}
         assert [d["code"] for d in client.diagnostics(uri["a.sig"], 1)] == ["unknown-type"]
         [internal] = client.diagnostics(uri[BOOM], 1)
+        [exits] = client.diagnostics(uri["exits.sig"], 1)
         assert client.diagnostics(uri["c.sig"], 1) == []
+        assert exits["code"] == "internal-error"
+        assert "SystemExit" in exits["message"]
 
         assert internal["code"] == "internal-error"
         assert internal["severity"] == 1

@@ -179,7 +179,9 @@ class _Session:
             found = [
                 to_lsp(d, checked.root, uri, snapshot.text, codec) for d in checked.diagnostics
             ]
-        except Exception as error:  # any bug in the checker: reported, never propagated
+        # Anything at all: in this worker thread no signal arrives, so whatever is raised
+        # (even SystemExit) is a bug in the checker, and must not stop the other checks.
+        except BaseException as error:
             logger.error("%s", failure_log(snapshot, error))
             checked = Checked(diagnostics=(), root=snapshot.path.parent, reads=None)
             diagnostic = internal_error(snapshot, error, self.version)
