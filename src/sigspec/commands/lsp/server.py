@@ -1,0 +1,247 @@
+"""The pygls server: editor notifications in, checks scheduled, diagnostics and edits out.
+
+A change to a document rechecks that document and the open documents that import it
+(directly or not), after a short pause in the typing (`DELAY`), one check at a time off the
+event loop: formatting and further edits are answered while a check runs, and a newer edit
+supersedes the check of an older text. A check that fails becomes an internal-error
+diagnostic on its own document; the others are checked as usual.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import PositionCodec
+
+from sigspec.commands.lsp.check import (
+    Checked,
+    Snapshot,
+    failure_log,
+    internal_error,
+    lint_document,
+)
+from sigspec.commands.lsp.readers import Readers
+from sigspec.commands.lsp.schedule import Scheduler
+from sigspec.diagnostics import Diagnostic, Severity
+from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.syntax.fmt.run import format_source
+
+# Seconds without an edit to a document before it is checked: typing is not checked per key.
+DELAY = 0.2
+
+Check = Callable[[Snapshot], Checked]
+
+logger = logging.getLogger(__name__)
+
+_SEVERITY = {
+    Severity.ERROR: lsp.DiagnosticSeverity.Error,
+    Severity.WARNING: lsp.DiagnosticSeverity.Warning,
+    Severity.NOTE: lsp.DiagnosticSeverity.Information,
+}
+
+
+def _range(source: SourceFile, span: Span | None) -> lsp.Range:
+    """A span in code points as an LSP range of 0-based lines and code-point columns."""
+    if span is None:
+        return lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0))
+    start, end = source.position(span.start), source.position(span.end)
+    return lsp.Range(
+        lsp.Position(start.line - 1, start.column - 1), lsp.Position(end.line - 1, end.column - 1)
+    )
+
+
+def _message(diagnostic: Diagnostic) -> str:
+    return "\n".join([diagnostic.message, *(f"help: {hint}" for hint in diagnostic.hints)])
+
+
+def to_lsp(
+    diagnostic: Diagnostic, root: Path, uri: str, text: str, codec: PositionCodec
+) -> lsp.Diagnostic:
+    """One sigspec diagnostic on a document holding `text`, ranges in the client's position
+    encoding (UTF-16 code units unless the client chose otherwise)."""
+    source = diagnostic.source or SourceFile(uri, "")
+    related = [
+        lsp.DiagnosticRelatedInformation(
+            lsp.Location(
+                from_fs_path(str(root / label.source.path)) or uri,
+                codec.range_to_client_units(
+                    label.source.text.splitlines(True), _range(label.source, label.span)
+                ),
+            ),
+            label.message,
+        )
+        for label in diagnostic.labels
+    ]
+    return lsp.Diagnostic(
+        range=codec.range_to_client_units(text.splitlines(True), _range(source, diagnostic.span)),
+        message=_message(diagnostic),
+        severity=_SEVERITY[diagnostic.severity],
+        code=diagnostic.code,
+        source="sigspec",
+        related_information=related or None,
+    )
+
+
+def format_edits(uri: str, text: str, lines: Sequence[str]) -> list[lsp.TextEdit]:
+    """One edit replacing the whole document with its canonical form; none when already
+    canonical or when it does not parse (the diagnostics say why)."""
+    result = format_source(SourceFile(uri, text))
+    if result.text is None or result.text == text:
+        return []
+    end = lsp.Position(len(lines), 0)
+    return [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), end), result.text)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Result:
+    """A finished check: what to publish for which version, and what the check read."""
+
+    version: int | None
+    diagnostics: list[lsp.Diagnostic]
+    checked: Checked
+    overlay: Mapping[Path, str]  # the buffers it was checked against
+
+
+def _sig_path(uri: str) -> Path | None:
+    path = to_fs_path(uri)
+    return Path(path).resolve() if path is not None and path.endswith(".sig") else None
+
+
+class _Session:
+    """The state of one editor session: the scheduled checks and what each check read."""
+
+    def __init__(self, server: LanguageServer, check: Check, version: str, delay: float) -> None:
+        self.server = server
+        self.check = check
+        self.version = version
+        self.readers = Readers()
+        self.scheduler: Scheduler[str, _Result] = Scheduler(self._start, self._finish, delay)
+
+    def documents(self) -> dict[str, Path]:
+        """The open .sig documents: URI -> resolved path."""
+        found = {}
+        for uri in self.server.workspace.text_documents:
+            path = _sig_path(uri)
+            if path is not None:
+                found[uri] = path
+        return found
+
+    def changed(self, uri: str, *, on_disk: bool = False, itself: bool = True) -> None:
+        """Recheck a document (unless `itself` is false) and the open documents reading it."""
+        path = _sig_path(uri)
+        if path is None:
+            return
+        others = [u for u in self.documents() if u != uri]
+        affected: Iterable[str] = self.readers.of(path, others, on_disk=on_disk)
+        self.scheduler.request([uri, *affected] if itself else affected)
+
+    def closed(self, uri: str) -> None:
+        self.scheduler.cancel(uri)
+        self.readers.forget(uri)
+        # A closed file's findings belong to `sigspec lint` now, not to the editor.
+        self.server.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+        self.changed(uri, itself=False)  # its importers read the disk again, not the buffer
+
+    def _start(self, uri: str) -> Callable[[], _Result] | None:
+        """On the event loop: freeze the texts a check of `uri` reads; None if it closed."""
+        documents = self.documents()
+        path = documents.get(uri)
+        if path is None:
+            return None
+        workspace = self.server.workspace
+        overlay = {p: workspace.get_text_document(u).source for u, p in documents.items()}
+        document = workspace.get_text_document(uri)
+        root_path = workspace.root_path
+        snapshot = Snapshot(
+            path=path,
+            text=document.source,
+            overlay=overlay,
+            workspace=Path(root_path).resolve() if root_path else None,
+        )
+        codec = document.position_codec
+        version = document.version
+        return lambda: self._run(snapshot, uri, version, codec)
+
+    def _run(
+        self, snapshot: Snapshot, uri: str, version: int | None, codec: PositionCodec
+    ) -> _Result:
+        """Off the event loop: check one document; a failure is this document's alone."""
+        try:
+            checked = self.check(snapshot)
+            found = [
+                to_lsp(d, checked.root, uri, snapshot.text, codec) for d in checked.diagnostics
+            ]
+        # Anything at all: in this worker thread no signal arrives, so whatever is raised
+        # (even SystemExit) is a bug in the checker, and must not stop the other checks.
+        except BaseException as error:
+            logger.error("%s", failure_log(snapshot, error))
+            checked = Checked(diagnostics=(), root=snapshot.path.parent, reads=None)
+            diagnostic = internal_error(snapshot, error, self.version)
+            found = [to_lsp(diagnostic, checked.root, uri, snapshot.text, codec)]
+        return _Result(version, found, checked, snapshot.overlay)
+
+    def _finish(self, uri: str, result: _Result) -> None:
+        if self._stale(result):
+            # A buffer it read changed (or opened or closed) while it ran, and it was not
+            # known to read it when that happened: its first check, or a new import.
+            self.scheduler.request([uri])
+            return
+        self.readers.record(uri, result.checked)
+        self.server.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=result.diagnostics, version=result.version
+            )
+        )
+
+    def _stale(self, result: _Result) -> bool:
+        reads = result.checked.reads
+        if reads is None:
+            return False
+        workspace = self.server.workspace
+        now = {p: workspace.get_text_document(u).source for u, p in self.documents().items()}
+        return any(now.get(path) != result.overlay.get(path) for path in reads)
+
+
+def build_server(
+    version: str, *, check: Check = lint_document, delay: float = DELAY
+) -> LanguageServer:
+    """The language server; `check` and `delay` are for tests to replace."""
+    server = LanguageServer(
+        "sigspec", version, text_document_sync_kind=lsp.TextDocumentSyncKind.Full
+    )
+    session = _Session(server, check, version, delay)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        session.changed(params.text_document.uri, on_disk=True)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        session.changed(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        session.changed(params.text_document.uri, on_disk=True)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        session.closed(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+    def formatting(ls: LanguageServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit]:
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        return format_edits(document.uri, document.source, document.lines)
+
+    return server
+
+
+def serve(version: str) -> None:
+    build_server(version).start_io()
