@@ -155,7 +155,7 @@ def test_many_tags_are_a_limit_not_a_crash(results: dict[str, Any]) -> None:
 
 def test_size_limit(results: dict[str, Any]) -> None:
     assert results["big"]["reason"] == (
-        "the reply is longer than 4194304 characters (the reply-size limit)"
+        "the reply is longer than 1048576 characters (the reply-size limit)"
     )
     assert "ok" in results["bigAllowed"]
 

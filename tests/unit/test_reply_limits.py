@@ -182,7 +182,7 @@ def test_a_reply_with_too_many_tags_is_rejected_by_name() -> None:
 
 def test_limits_are_frozen_and_checked() -> None:
     limits = Limits(depth=5)
-    assert (limits.depth, limits.tags, limits.reply_chars) == (5, 10_000, 4 * 1024 * 1024)
+    assert (limits.depth, limits.tags, limits.reply_chars) == (5, 10_000, 1024 * 1024)
     assert limits == Limits(depth=5) and hash(limits) == hash(Limits(depth=5))
     with pytest.raises(AttributeError):
         limits.depth = 6  # type: ignore[misc]

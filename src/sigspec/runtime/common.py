@@ -26,8 +26,9 @@ class Limits:
     limits to change: `Limits(depth=64)`. A plain class, not a dataclass: `dataclasses` would
     cost a generated module's import a few milliseconds.
 
-    - `reply_chars`: characters in a reply (code points; 4 Mi by default, eight times the
-      longest output today's models write, and 1-2 seconds of parsing at worst).
+    - `reply_chars`: characters in a reply (code points; 1 Mi by default, twice the longest
+      output today's models write (128k tokens), and about a second of parsing for the worst
+      shape, a reply of nothing but brackets).
     - `depth`: how deep lists and maps nest in a value (128: JSON answers nest a few levels;
       Python's validator takes up to three stack frames a level, so 128 leaves most of the
       interpreter's default 1000 frames to the caller).
@@ -41,7 +42,7 @@ class Limits:
     tags: int
 
     def __init__(
-        self, *, reply_chars: int = 4 * 1024 * 1024, depth: int = 128, tags: int = 10_000
+        self, *, reply_chars: int = 1024 * 1024, depth: int = 128, tags: int = 10_000
     ) -> None:
         for name, value in (("reply_chars", reply_chars), ("depth", depth), ("tags", tags)):
             if type(value) is not int or value < 1:

@@ -190,7 +190,7 @@ export interface Limits {
   readonly tags: number;
 }
 
-export const LIMITS: Limits = Object.freeze({ replyChars: 4 * 1024 * 1024, depth: 128, tags: 10_000 });
+export const LIMITS: Limits = Object.freeze({ replyChars: 1024 * 1024, depth: 128, tags: 10_000 });
 
 /** The limits with `given` over the defaults; a limit that is no positive integer throws. */
 export function limitsOf(given: Partial<Limits> | undefined): Limits {
