@@ -133,8 +133,8 @@ class Resolver:
             out.append(ir.Length(values.get("min_length"), values.get("max_length")))
         if "min_items" in values or "max_items" in values:
             out.append(ir.Items(values.get("min_items"), values.get("max_items")))
-        if "pattern" in values:
-            out.append(ir.Pattern(self._pattern(values["pattern"], f)))
+        if "pattern" in values and self._pattern_compiles(values["pattern"], f):
+            out.append(ir.Pattern(values["pattern"]))
         if "format" in values:
             name = values["format"]
             if name not in FORMATS:
@@ -149,7 +149,9 @@ class Resolver:
             out.append(ir.Format(name))
         return tuple(out)
 
-    def _pattern(self, regex: str, f: ast.Field) -> str:
+    def _pattern_compiles(self, regex: str, f: ast.Field) -> bool:
+        """Report a pattern that does not compile; the IR leaves it out, so that no later
+        stage (the default's check, the targets) ever compiles it again."""
         try:
             with warnings.catch_warnings():
                 # Python warns about syntax it may change (nested sets); not the user's concern.
@@ -158,7 +160,8 @@ class Resolver:
         except (re.error, RecursionError, OverflowError) as exc:
             span = next(a.span for a in f.attrs if a.name == "pattern")
             self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=exc))
-        return regex
+            return False
+        return True
 
     # ---- declarations ----
 
