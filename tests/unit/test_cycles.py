@@ -99,7 +99,7 @@ def test_components_and_shortest_cycle() -> None:
     }
     cycles = unguarded_cycles(types)
     assert [(c.names, c.path) for c in cycles] == [(("A", "B", "C"), ("A", "B", "A"))]
-    assert render_cycle(tuple("ABCDEFGHIJ") + ("A",)) == (
+    assert render_cycle((*"ABCDEFGHIJ", "A")) == (
         "A -> B -> C -> D -> E -> F -> G -> H -> ... (2 more) -> A"
     )
 
