@@ -669,7 +669,8 @@ SLOW_PATTERN = Code(
     "slow-pattern",
     Phase.CHECK,
     E,
-    "`@pattern` can take exponential time on a crafted string: {reason}",
+    "`@pattern` can take exponential time (or a high-degree polynomial) on a crafted "
+    "string: {reason}",
     "A `@pattern` backtracks exponentially (ReDoS).",
     "Backtracking regex engines (Python's `re`, JavaScript's) try every way a string can be "
     "split between nested or overlapping repetitions; for `^(a+)+$` a reply of 30 `a`s and a "

@@ -13,6 +13,7 @@ from sigspec.semantics.prompt import check_template, template_attrs
 from sigspec.semantics.resolve import resolve_files
 from sigspec.semantics.rules import (
     Defaults,
+    SlowPatterns,
     check_field,
     check_infinite_types,
     check_modes,
@@ -30,8 +31,9 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
     project, found = _break_unguarded_cycles(resolved.project)
     diags += found
     defaults = Defaults(project.types)
+    patterns = SlowPatterns()
     for site in resolved.sites:
-        diags += check_field(site, project.types, defaults)
+        diags += check_field(site, project.types, defaults, patterns)
     diags += check_infinite_types(resolved.project)  # before the loops stood in for `:any`
     tools = {ir.fold(t.name) for t in project.tools}
     decls = _syntax_by_origin(files)

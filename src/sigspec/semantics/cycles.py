@@ -9,10 +9,13 @@ of the graph of "direct" references, found in linear time).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sigspec.semantics.ir import ListOf, MapOf, Optional, Ref, TypeDef, TypeRef, Union
+
+N = TypeVar("N", bound=Hashable)
 
 MAX_SHOWN = 8  # names of a cycle spelled out in a message; the rest are counted
 
@@ -45,7 +48,7 @@ def unguarded_cycles(types: Mapping[str, TypeDef]) -> list[Cycle]:
     edges = {name: [n for n in direct_refs(t.type) if n in types] for name, t in types.items()}
     order = {name: i for i, name in enumerate(types)}
     cycles: list[Cycle] = []
-    for part in _components(edges):
+    for part in components(edges):
         name = part[0]
         if len(part) > 1 or name in edges[name]:
             names = tuple(sorted(part, key=order.__getitem__))
@@ -53,18 +56,18 @@ def unguarded_cycles(types: Mapping[str, TypeDef]) -> list[Cycle]:
     return sorted(cycles, key=lambda c: order[c.names[0]])
 
 
-def _components(edges: Mapping[str, list[str]]) -> list[list[str]]:
+def components(edges: Mapping[N, list[N]]) -> list[list[N]]:
     """Tarjan's strongly connected components, iterative (a 10,000-long chain of aliases
-    must not meet Python's recursion limit)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
+    must not meet Python's recursion limit). Every target must be a key of `edges`."""
+    index: dict[N, int] = {}
+    low: dict[N, int] = {}
+    on_stack: set[N] = set()
+    stack: list[N] = []
+    found: list[list[N]] = []
     for root in edges:
         if root in index:
             continue
-        work: list[tuple[str, int]] = [(root, 0)]
+        work: list[tuple[N, int]] = [(root, 0)]
         while work:
             node, i = work.pop()
             if i == 0:
@@ -84,7 +87,7 @@ def _components(edges: Mapping[str, list[str]]) -> list[list[str]]:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] == index[node]:
-                part: list[str] = []
+                part: list[N] = []
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
