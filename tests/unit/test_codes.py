@@ -11,6 +11,7 @@ from sigspec.compiler.breaking import compare
 from sigspec.compiler.generate import compile_project
 from sigspec.compiler.project import MAX_FILE_BYTES
 from sigspec.diagnostics.codes import BREAKING, CODES
+from sigspec.syntax.limits import MAX_DECLARATIONS
 from sigspec.syntax.scan import MAX_DEPTH
 
 # Codes whose trigger is not a plain .sig text; each has its own test below.
@@ -18,6 +19,7 @@ SPECIAL = {
     "invalid-encoding",
     "file-too-large",
     "nesting-too-deep",
+    "too-many-declarations",
     "read-error",
     "comment-in-inline",
     "outside-root",
@@ -104,6 +106,12 @@ def test_nesting_too_deep(write_files) -> None:  # type: ignore[no-untyped-def]
     ok = "[" * MAX_DEPTH + ":int" + "]" * MAX_DEPTH
     root = write_files({"main.sig": f"type A = {ok}\n"})
     assert codes_for(root) == []
+
+
+def test_too_many_declarations(write_files) -> None:  # type: ignore[no-untyped-def]
+    text = "".join(f"type T{i} = :int\n" for i in range(MAX_DECLARATIONS + 1))
+    root = write_files({"main.sig": text})
+    assert codes_for(root) == ["too-many-declarations"]
 
 
 def test_read_error(tmp_path: Path) -> None:

@@ -409,7 +409,7 @@ INFINITE_TYPE = Code(
     E,
     "type `{name}` has no finite values",
     "A type refers to itself with no way to stop.",
-    "Recursion must pass through a list, an optional or a union with a non-recursive member; "
+    "Recursion must pass through a list, or through a map field that is optional; "
     "`type Node = {next Node}` would need an infinitely deep value.",
     "type Node = {value :int, next Node}\n",
 )
@@ -678,6 +678,59 @@ WIDENED_OUTPUT_TYPE = Code(
     "member, an int became a float).",
     'signature a() -> {x "a" | "b"}\n---- new.sig\nsignature a() -> {x "a" | "b" | "c"}\n',
 )
+# ---- hostile input (issue 22): unguarded recursion, slow patterns, source limits ----------
+UNGUARDED_RECURSION = Code(
+    "unguarded-recursion",
+    Phase.CHECK,
+    E,
+    "type `{name}` refers to itself with no list or map in between: {cycle}",
+    "A type is recursive through `?` or `|` only.",
+    "Every recursive cycle must pass through a list or a map: `type Tree = {value :int, "
+    "children [Tree]}` and `type Chain = {value :int, next Chain?}` are fine, but "
+    "`type U = U?`, `type A = B | :int` with `type B = A?`, or a union that contains itself "
+    "describe no structure at all, and no schema, prompt or generated type can spell them "
+    "out. Put the recursion inside a list or a map field.",
+    "type U = U?\n",
+)
+SLOW_PATTERN = Code(
+    "slow-pattern",
+    Phase.CHECK,
+    E,
+    "`@pattern` can take exponential time (or a high-degree polynomial) on a crafted "
+    "string: {reason}",
+    "A `@pattern` backtracks exponentially (ReDoS).",
+    "Backtracking regex engines (Python's `re`, JavaScript's) try every way a string can be "
+    "split between nested or overlapping repetitions; for `^(a+)+$` a reply of 30 `a`s and a "
+    "`!` takes minutes to reject, and a reply is input the model (or whoever steered it) "
+    "controls. Make each character matchable in only one way: `^a+$` instead of `^(a+)+$`, "
+    "`(a|b)*` instead of `(a|a?b)*`. If the input is trusted, suppress with a reason.",
+    'signature f() -> {code :string @pattern("^(a+)+$")}\n',
+)
+POLYNOMIAL_PATTERN = Code(
+    "polynomial-pattern",
+    Phase.CHECK,
+    W,
+    "`@pattern` can take polynomial time on a long crafted string: {reason}",
+    "A `@pattern` backtracks quadratically or worse on some inputs.",
+    "Two adjacent repetitions that can match the same characters (`\\s*.*\\s*`, "
+    "`[^@]+@[^@]+\\.[^@]+` where `.` is also in `[^@]`) let the engine try every split of a "
+    "long run between them: a 100 KB reply takes seconds. Make the repetitions disjoint "
+    "(`[^@.]+` for the label before a dot), or bound them with `{0,64}`; suppress with a "
+    "reason if replies are short.",
+    'signature f() -> {email :string @pattern("^[^@]+@[^@]+\\\\.[^@]+$")}\n',
+)
+TOO_MANY_DECLARATIONS = Code(
+    "too-many-declarations",
+    Phase.SYNTAX,
+    E,
+    "file has {count} declarations; the limit for a .sig file is {limit}",
+    "A .sig file declares more than sigspec reads in one file.",
+    "A hand-written signature file holds tens of declarations; one over the limit is almost "
+    "always generated or hostile, and is refused before it is checked. Split it into several "
+    "files joined by `import`.",
+    "",
+)
+
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
@@ -741,6 +794,10 @@ CODES: dict[str, Code] = {
         RENAMED_OUTPUT_FIELD,
         OUTPUT_FIELD_MADE_OPTIONAL,
         WIDENED_OUTPUT_TYPE,
+        UNGUARDED_RECURSION,
+        SLOW_PATTERN,
+        POLYNOMIAL_PATTERN,
+        TOO_MANY_DECLARATIONS,
     )
 }
 

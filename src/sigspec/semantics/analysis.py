@@ -3,32 +3,38 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.semantics import ir
+from sigspec.semantics.cycles import render_cycle, unguarded_cycles
 from sigspec.semantics.pipelines import check_pipeline
 from sigspec.semantics.prompt import check_template, template_attrs
 from sigspec.semantics.resolve import resolve_files
 from sigspec.semantics.rules import (
     Defaults,
+    SlowPatterns,
     check_field,
     check_infinite_types,
     check_modes,
     check_tools,
 )
 from sigspec.semantics.scope import ParsedFile, build_table
+from sigspec.semantics.types import inhabited_types
 from sigspec.syntax import ast
 
 
 def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagnostic, ...]]:
     table, diags = build_table(files)
     resolved = resolve_files(files, table)
-    project = resolved.project
     diags += resolved.diagnostics
+    project, found = _break_unguarded_cycles(resolved.project)
+    diags += found
     defaults = Defaults(project.types)
+    patterns = SlowPatterns()
     for site in resolved.sites:
-        diags += check_field(site, project.types, defaults)
-    diags += check_infinite_types(project)
+        diags += check_field(site, project.types, defaults, patterns)
+    diags += check_infinite_types(resolved.project)  # before the loops stood in for `:any`
     tools = {ir.fold(t.name) for t in project.tools}
     decls = _syntax_by_origin(files)
     for sig in (*project.signatures, *project.tools):
@@ -42,6 +48,36 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
         if isinstance(syntax, ast.PipelineDecl):
             diags += check_pipeline(pipeline, syntax, project)
     return project, tuple(diags)
+
+
+def _break_unguarded_cycles(project: ir.Project) -> tuple[ir.Project, list[Diagnostic]]:
+    """Report types recursive through `?` and `|` only, and stand `:any` in for them (as for
+    an unknown name), so that no later check unfolds them forever."""
+    cycles = unguarded_cycles(project.types)
+    if not cycles:
+        return project, []
+    good = inhabited_types(project.types)  # a loop with no value at all is `infinite-type`
+    diags: list[Diagnostic] = []
+    types = dict(project.types)
+    for cycle in cycles:
+        for name in cycle.names:
+            typedef = types[name]
+            if name in good:
+                path = render_cycle(_rotate(cycle.path, name))
+                diags.append(
+                    codes.UNGUARDED_RECURSION.at_origin(typedef.origin, name=name, cycle=path)
+                )
+            types[name] = replace(typedef, type=ir.Prim("any"))
+    return replace(project, types=types), diags
+
+
+def _rotate(path: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """The cycle read from `name` when it lies on it (`B -> A -> B` for `A -> B -> A`)."""
+    ring = path[:-1]
+    if name not in ring:
+        return path
+    at = ring.index(name)
+    return (*ring[at:], *ring[:at], name)
 
 
 def _key(origin: ir.Origin | None) -> tuple[str, int] | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from sigspec.diagnostics import Diagnostic, codes
-from sigspec.diagnostics.source import SourceFile
+from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.semantics import ir
 from sigspec.semantics.attributes import FIELD, PIPELINE, SIGNATURE, TOOL, TYPE, read_attributes
 from sigspec.semantics.scope import ParsedFile, Table, check_duplicates
@@ -53,6 +53,11 @@ class FieldSite:
     source: SourceFile
 
 
+# Unknown names per file that get did-you-mean hints: each hint compares the name with every
+# declaration, so hints for all of 5,000 unknown names in a file took minutes.
+MAX_SUGGESTIONS = 20
+
+
 @dataclass
 class Resolver:
     """Resolves the declarations of one file against the project table."""
@@ -61,6 +66,16 @@ class Resolver:
     file: ParsedFile
     diagnostics: list[Diagnostic] = field(default_factory=list)
     sites: list[FieldSite] = field(default_factory=list)
+    suggestions_left: int = MAX_SUGGESTIONS
+
+    def lookup(self, name: str, kind: str, span: Span, code: codes.Code) -> str | None:
+        """The declaration's name, reporting it when unknown."""
+        entry, diags = self.table.lookup(
+            name, kind, file=self.file, span=span, code=code, suggest=self.suggestions_left > 0
+        )
+        self.suggestions_left -= len(diags)
+        self.diagnostics += diags
+        return entry.decl.name if entry is not None else None
 
     @property
     def source(self) -> SourceFile:
@@ -76,11 +91,8 @@ class Resolver:
             case ast.PrimType(name):
                 return ir.Prim(ast.primitive(name) or "any")  # unknown: reported by the parser
             case ast.NamedType(name, span):
-                entry, diags = self.table.lookup(
-                    name, "type", file=self.file, span=span, code=codes.UNKNOWN_TYPE
-                )
-                self.diagnostics += diags
-                return ir.Ref(entry.decl.name) if entry is not None else ir.Prim("any")
+                found = self.lookup(name, "type", span, codes.UNKNOWN_TYPE)
+                return ir.Ref(found) if found is not None else ir.Prim("any")
             case ast.ListType(item):
                 return ir.ListOf(self.type(item))
             case ast.MapType(fields, is_open):
@@ -133,8 +145,8 @@ class Resolver:
             out.append(ir.Length(values.get("min_length"), values.get("max_length")))
         if "min_items" in values or "max_items" in values:
             out.append(ir.Items(values.get("min_items"), values.get("max_items")))
-        if "pattern" in values:
-            out.append(ir.Pattern(self._pattern(values["pattern"], f)))
+        if "pattern" in values and self._pattern_compiles(values["pattern"], f):
+            out.append(ir.Pattern(values["pattern"]))
         if "format" in values:
             name = values["format"]
             if name not in FORMATS:
@@ -149,7 +161,9 @@ class Resolver:
             out.append(ir.Format(name))
         return tuple(out)
 
-    def _pattern(self, regex: str, f: ast.Field) -> str:
+    def _pattern_compiles(self, regex: str, f: ast.Field) -> bool:
+        """Report a pattern that does not compile; the IR leaves it out, so that no later
+        stage (the default's check, the targets) ever compiles it again."""
         try:
             with warnings.catch_warnings():
                 # Python warns about syntax it may change (nested sets); not the user's concern.
@@ -158,7 +172,8 @@ class Resolver:
         except (re.error, RecursionError, OverflowError) as exc:
             span = next(a.span for a in f.attrs if a.name == "pattern")
             self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=exc))
-        return regex
+            return False
+        return True
 
     # ---- declarations ----
 
@@ -195,11 +210,8 @@ class Resolver:
         self.diagnostics += diags
         steps: list[str] = []
         for step in d.steps:
-            entry, found = self.table.lookup(
-                step.name, "signature", file=self.file, span=step.span, code=codes.UNKNOWN_SIGNATURE
-            )
-            self.diagnostics += found
-            steps.append(entry.decl.name if entry is not None else step.name)
+            found = self.lookup(step.name, "signature", step.span, codes.UNKNOWN_SIGNATURE)
+            steps.append(found if found is not None else step.name)
         return ir.Pipeline(d.name, tuple(steps), d.doc, attrs.get("deprecated"), self.origin(d))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import Span
@@ -19,6 +19,9 @@ from sigspec.semantics.types import (
     strip_optional,
 )
 from sigspec.syntax import ast
+
+if TYPE_CHECKING:
+    from sigspec.semantics.redos import Finding
 
 
 def _attr_span(site: FieldSite, *names: str) -> Span:
@@ -55,12 +58,31 @@ class Defaults:
         ]
 
 
-def check_field(site: FieldSite, types: Types, defaults: Defaults) -> list[Diagnostic]:
+class SlowPatterns:
+    """The ReDoS analysis of each distinct pattern, once per run (a file may repeat one
+    pattern on thousands of fields)."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Finding | None] = {}
+
+    def finding(self, regex: str) -> Finding | None:
+        from sigspec.semantics.redos import analyse
+
+        if regex not in self._found:
+            self._found[regex] = analyse(regex)
+        return self._found[regex]
+
+
+def check_field(
+    site: FieldSite, types: Types, defaults: Defaults, patterns: SlowPatterns | None = None
+) -> list[Diagnostic]:
+    patterns = patterns or SlowPatterns()
     return [
         *_constraint_targets(site, types),
         *_contradictions(site),
         *_default(site, defaults),
         *_fallback(site),
+        *_slow_pattern(site, patterns),
     ]
 
 
@@ -124,6 +146,14 @@ def _default(site: FieldSite, defaults: Defaults) -> Iterator[Diagnostic]:
             type=ir.render_type(f.type),
             reason="; ".join(reasons[:3]),
         )
+
+
+def _slow_pattern(site: FieldSite, patterns: SlowPatterns) -> Iterator[Diagnostic]:
+    """Patterns a crafted reply can make backtrack for seconds or forever (ReDoS)."""
+    for c in site.field.constraints:
+        if isinstance(c, ir.Pattern) and (found := patterns.finding(c.regex)) is not None:
+            code = codes.SLOW_PATTERN if found.exponential else codes.POLYNOMIAL_PATTERN
+            yield code.at(site.source, _attr_span(site, "pattern"), reason=found.reason)
 
 
 def _fallback(site: FieldSite) -> Iterator[Diagnostic]:

@@ -47,8 +47,10 @@ class Table:
         file: ParsedFile,
         span: Span,
         code: codes.Code,
+        suggest: bool = True,
     ) -> tuple[Entry | None, list[Diagnostic]]:
-        """The visible declaration of `kind` named `name`, or a diagnostic saying why not."""
+        """The visible declaration of `kind` named `name`, or a diagnostic saying why not
+        (with close names when `suggest`: that compares it with every declaration)."""
         entry = self.entries.get(fold(name))
         if entry is not None and entry.kind == kind and entry.file.source.path in file.visible:
             return entry, []
@@ -60,7 +62,7 @@ class Table:
                 f"`{entry.decl.name}` is declared in {entry.file.source.path}; "
                 f'add `import "{entry.file.source.path}"` (relative to this file)'
             )
-        else:
+        elif suggest:
             visible = [
                 e.decl.name
                 for e in self.entries.values()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import assert_never
 
 from sigspec.semantics.ir import (
@@ -76,30 +77,69 @@ def is_stringy(t: TypeRef, types: Types) -> bool:
 
 
 def inhabited_types(types: Types) -> set[str]:
-    """Names whose type has at least one finite value (least fixpoint)."""
-    good: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, typedef in types.items():
-            if name not in good and _inhabited(typedef.type, good):
-                good.add(name)
-                changed = True
-    return good
+    """Names whose type has at least one finite value (least fixpoint).
+
+    An and/or graph with a counter per node, settled by one pass over a queue: every node
+    and edge is visited once, where re-scanning all types until nothing changed was
+    quadratic (a chain of 10,000 required fields took minutes).
+    """
+    graph = _Graph()
+    named = {name: graph.node(1) for name in types}
+    refs: list[tuple[int, str]] = []  # (node waiting, the name it waits for)
+    for name, typedef in types.items():
+        stack = [(typedef.type, named[name])]
+        while stack:
+            t, parent = stack.pop()
+            child = graph.node(_needs(t))
+            graph.parents[child].append(parent)
+            match t:
+                case Ref(ref):
+                    refs.append((child, ref))
+                case MapOf(fields):
+                    stack += [(f.type, child) for f in fields if f.required]
+                case Union(members):
+                    stack += [(m, child) for m in members]
+    for waiting, ref in refs:
+        if ref in named:
+            graph.parents[named[ref]].append(waiting)
+    graph.settle()
+    return {name for name, index in named.items() if graph.need[index] <= 0}
 
 
-def _inhabited(t: TypeRef, good: set[str]) -> bool:
+def _needs(t: TypeRef) -> int:
+    """How many of its parts must have a value for `t` to have one."""
     match t:
         case Prim() | Literal() | ListOf() | Optional():
-            return True
-        case Ref(name):
-            return name in good
+            return 0
         case MapOf(fields):
-            return all(_inhabited(f.type, good) for f in fields if f.required)
-        case Union(members):
-            return any(_inhabited(m, good) for m in members)
+            return sum(1 for f in fields if f.required)
+        case Ref() | Union():
+            return 1  # the named type; any one member (an empty union has none)
         case _:
             assert_never(t)
+
+
+@dataclass
+class _Graph:
+    need: list[int] = dataclasses.field(
+        default_factory=list
+    )  # per node: parts still without a value
+    parents: list[list[int]] = dataclasses.field(default_factory=list)
+    ready: list[int] = dataclasses.field(default_factory=list)
+
+    def node(self, need: int) -> int:
+        self.need.append(need)
+        self.parents.append([])
+        if need == 0:
+            self.ready.append(len(self.need) - 1)
+        return len(self.need) - 1
+
+    def settle(self) -> None:
+        while self.ready:
+            for parent in self.parents[self.ready.pop()]:
+                self.need[parent] -= 1
+                if self.need[parent] == 0:  # exactly once, however many members hold
+                    self.ready.append(parent)
 
 
 def assignable(src: TypeRef, dst: TypeRef, types: Types) -> bool:

@@ -10,6 +10,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
+from sigspec.syntax.limits import DEFAULT_LIMITS, SourceLimits, utf8_size
 from sigspec.syntax.loader import get_parser
 from sigspec.syntax.scan import MAX_DEPTH, scan
 from sigspec.syntax.tree import AstBuilder
@@ -27,11 +28,24 @@ _REGEX_TERMINALS = {
 Result = tuple[Any, tuple[Diagnostic, ...]]
 
 
-def parse_module(source: SourceFile) -> tuple[ast.Module | None, tuple[Diagnostic, ...]]:
+def parse_module(
+    source: SourceFile, limits: SourceLimits = DEFAULT_LIMITS
+) -> tuple[ast.Module | None, tuple[Diagnostic, ...]]:
+    """A file's AST, or None when it cannot be parsed or exceeds `limits`."""
+    size = utf8_size(source.text, limits.max_file_bytes)
+    if size > limits.max_file_bytes:
+        limit = limits.max_file_bytes
+        return None, (codes.FILE_TOO_LARGE.at(source, Span(0, 0), size=size, limit=limit),)
     trivia = scan(source.text)
     decls, diags = _parse(source, "module", trivia.too_deep_at)
     if decls is None:
         return None, diags
+    if len(decls) > limits.max_declarations:
+        first = decls[limits.max_declarations]
+        found = codes.TOO_MANY_DECLARATIONS.at(
+            source, first.span, count=len(decls), limit=limits.max_declarations
+        )
+        return None, (*diags, found)
     attached, comments = _attach_docs(source, decls, trivia.comments)
     return ast.Module(attached, comments), diags
 

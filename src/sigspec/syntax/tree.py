@@ -22,6 +22,7 @@ from sigspec.syntax import ast
 from sigspec.syntax.strings import StringError, decode
 
 Children = list[Any]
+_MAX_INT_DIGITS = 4_000  # below Python's int-from-text limit (4,300)
 
 
 def _tok(token: Token) -> Span:
@@ -31,7 +32,7 @@ def _tok(token: Token) -> Span:
 def _start(item: Any) -> int | None:
     if isinstance(item, Token):
         return item.start_pos
-    if isinstance(item, tuple):
+    if isinstance(item, tuple | list):
         return _start(item[0]) if item else None
     return item.span.start if item is not None else None
 
@@ -39,7 +40,7 @@ def _start(item: Any) -> int | None:
 def _end(item: Any) -> int | None:
     if isinstance(item, Token):
         return item.end_pos
-    if isinstance(item, tuple):
+    if isinstance(item, tuple | list):
         return _end(item[-1]) if item else None
     return item.span.end if item is not None else None
 
@@ -48,6 +49,14 @@ def extent(children: Children) -> Span:
     starts = (s for s in map(_start, children) if s is not None)
     ends = (e for e in map(_end, reversed(children)) if e is not None)
     return Span(next(starts, 0), next(ends, 0))
+
+
+class _Fields(list[ast.Field]):
+    """A `field_list` under construction (told apart from the tuples other rules build)."""
+
+
+def _field_list(children: Children) -> tuple[ast.Field, ...]:
+    return next((tuple(x) for x in children if isinstance(x, _Fields)), ())
 
 
 def _values(children: Children) -> list[Any]:
@@ -72,7 +81,8 @@ class AstBuilder:
     def build(self, tree: Tree[Token]) -> Any:
         done: dict[int, Any] = {}
         for node in tree.iter_subtrees():  # children always come before their parent
-            children = [done[id(c)] if isinstance(c, Tree) else c for c in node.children]
+            # Each result is taken by its one parent, so that only the unfinished ones stay.
+            children = [done.pop(id(c)) if isinstance(c, Tree) else c for c in node.children]
             done[id(node)] = self.rules[str(node.data)](children)
         return done[id(tree)]
 
@@ -89,7 +99,12 @@ class AstBuilder:
     def number(self, token: Token) -> int | float:
         text = str(token)
         if not any(c in text for c in ".eE"):
-            return int(text)
+            if len(text.lstrip("-")) <= _MAX_INT_DIGITS:
+                return int(text)
+            # int() refuses over 4,300 digits (a ValueError); no JSON number needs so many.
+            detail = f"integer of {len(text)} characters is too long"
+            self.diagnostics.append(codes.SYNTAX_ERROR.at(self.source, _tok(token), detail=detail))
+            return 0
         value = float(text)
         if math.isfinite(value):
             return value
@@ -163,12 +178,10 @@ class AstBuilder:
         return ast.ListType(_values(c)[0], extent(c))
 
     def closed_map(self, c: Children) -> ast.MapType:
-        fields = next((x for x in c if isinstance(x, tuple)), ())
-        return ast.MapType(fields, False, extent(c))
+        return ast.MapType(_field_list(c), False, extent(c))
 
     def open_map(self, c: Children) -> ast.MapType:
-        fields = next((x for x in c if isinstance(x, tuple)), ())
-        return ast.MapType(fields, True, extent(c))
+        return ast.MapType(_field_list(c), True, extent(c))
 
     def open_map_empty(self, c: Children) -> ast.MapType:
         return ast.MapType((), True, extent(c))
@@ -209,13 +222,18 @@ class AstBuilder:
         span = extent([name, type_, default, attrs, desc])
         return ast.Field(str(name), _tok(name), type_, default, attrs, description, span)
 
-    def field_list(self, c: Children) -> tuple[ast.Field, ...]:
+    def field_list(self, c: Children) -> _Fields:
+        # The rule is left-recursive (one node per field): grow one list in place, since
+        # copying the prefix at each node made a signature's fields quadratic in time and
+        # memory (1.9 GB for 20,000 fields).
         if len(c) == 1:
-            return (c[0],)
-        return (*c[0], c[-1])
+            return _Fields([c[0]])
+        fields: _Fields = c[0]
+        fields.append(c[-1])
+        return fields
 
     def params(self, c: Children) -> tuple[ast.Field, ...]:
-        return c[0]  # type: ignore[no-any-return]
+        return tuple(c[0])
 
     # ---- declarations ----
 

@@ -6,3 +6,6 @@ type A = B # expect: infinite-type
 type B = A # expect: infinite-type
 
 signature walk(t Tree) -> Chain
+type Maybe = Maybe? # expect: unguarded-recursion
+type Ping = Pong | :int # expect: unguarded-recursion
+type Pong = Ping? # expect: unguarded-recursion
