@@ -63,3 +63,15 @@ def test_text_escapes_control_characters_of_paths_messages_and_hints() -> None:
     assert "\x1b" not in text and "\x07" not in text
     assert "evil\\x1b]0;owned\\x07/a\\x1b[2J.sig:1:6:" in text
     assert "bad pattern `\\x1b[31m(`" in text and "try \\x1b[0m`x`" in text
+
+
+def test_a_long_line_is_shown_as_a_window_around_the_span() -> None:
+    """A one-line file of a megabyte with many findings: each excerpt stays short, and its
+    carets stay under the span."""
+    line = "a" * 100_000 + "Foo" + "b" * 100_000
+    source = SourceFile("t.sig", line + "\n")
+    diag = codes.UNKNOWN_TYPE.at(source, Span(100_000, 100_003), name="Foo")
+    _, _, shown, carets = human.render([diag], False).splitlines()[:4]
+    assert len(shown) < 200 and shown.startswith("1 | ...") and shown.endswith("...")
+    assert shown[carets.index("^") : carets.index("^") + 3] == "Foo"
+    assert carets.count("^") == 3

@@ -57,15 +57,30 @@ def _label_where(label: Label) -> str:
     return f"{label.source.path}:{pos.line}:{pos.column}"
 
 
+# A source line is shown whole up to this many characters, else a window around the span:
+# a one-line file of a megabyte with thousands of findings must not print it thousands of times.
+_WIDE = 160
+_BEFORE = 60
+
+
 def _excerpt(source: SourceFile, span: Span, paint, color: str) -> list[str]:  # type: ignore[no-untyped-def]
     start = source.position(span.start)
     end = source.position(span.end)
     text = source.line_text(start.line)
-    shown = _visible(text)
-    width = len(str(start.line))
     last = end.column if end.line == start.line else len(text) + 1
-    caret_count = max(1, last - start.column)
-    pad = len(_visible(text[: start.column - 1]))
+    first = start.column - 1  # 0-based start of the span in the line
+    lead = ""
+    if len(text) > _WIDE:
+        cut = max(0, first - _BEFORE)
+        lead = "..." if cut else ""
+        tail = "..." if cut + _WIDE < len(text) else ""
+        text, first, last = text[cut : cut + _WIDE], first - cut, min(last - cut, _WIDE + 1)
+        shown = lead + _visible(text) + tail
+    else:
+        shown = _visible(text)
+    width = len(str(start.line))
+    caret_count = max(1, last - 1 - first)
+    pad = len(lead) + len(_visible(text[:first]))
     gutter = paint(_BLUE, " " * width + " |")
     return [
         gutter,
