@@ -201,12 +201,13 @@ def test_refuses_a_foreign_manifest(tmp_path: Path) -> None:
 def test_errors_write_nothing(tmp_path: Path) -> None:
     project(tmp_path, "signature a() -> {x Missing}\n")
     result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
-    assert result.returncode == 1 and "unknown-type" in result.stdout
+    # Text diagnostics on stderr: compile's stdout is for data (none here).
+    assert result.returncode == 1 and "unknown-type" in result.stderr and not result.stdout
     assert not (tmp_path / "out").exists()
     limit = "signature " + "n" * 70 + "() -> {x :int}\n"
     project(tmp_path, limit)
     result = run_cli("compile", "src", "-o", "out", cwd=tmp_path)
-    assert result.returncode == 1 and "provider-limit" in result.stdout
+    assert result.returncode == 1 and "provider-limit" in result.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -72,16 +72,19 @@ class _CompileCommand(click.Command):
         super().format_epilog(ctx, formatter)
 
 
-def _use_color() -> bool:
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+def _use_color(err: bool = False) -> bool:
+    stream = sys.stderr if err else sys.stdout
+    return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _emit(diagnostics: Sequence[Diagnostic], fmt: str) -> None:
+def _emit(diagnostics: Sequence[Diagnostic], fmt: str, *, err: bool = False) -> None:
+    """Findings are what `lint` and `breaking` print (stdout); the other commands print data
+    on stdout, and their diagnostics on stderr (`err`)."""
     from sigspec.diagnostics.render import renderer
 
-    text = renderer(fmt)(diagnostics, fmt == "text" and _use_color())
+    text = renderer(fmt)(diagnostics, fmt == "text" and _use_color(err))
     if text:
-        click.echo(text, nl=False)
+        click.echo(text, nl=False, err=err)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -176,9 +179,15 @@ def compile_command(
     from sigspec.commands import compile as command
 
     request = command.Request(paths, out, targets, check=check, clean=clean)
+
+    # Text diagnostics go to stderr beside the summary; a report asked for in a machine format
+    # (json, sarif, github) is the data a pipeline reads, on stdout.
+    def report(diags: Sequence[Diagnostic]) -> None:
+        _emit(diags, fmt, err=fmt == "text")
+
     if watch:
-        sys.exit(command.watch(request, lambda diags: _emit(diags, fmt), interval=interval))
-    sys.exit(command.run(request, lambda diags: _emit(diags, fmt)))
+        sys.exit(command.watch(request, report, interval=interval))
+    sys.exit(command.run(request, report))
 
 
 @main.command()
@@ -198,7 +207,7 @@ def schema(spec: str, want_input: bool, provider: str | None) -> None:
             spec,
             want_input=want_input,
             provider=provider,
-            report=lambda diags: _emit(diags, "text"),
+            report=lambda diags: _emit(diags, "text", err=True),
         )
     )
 
@@ -215,7 +224,7 @@ def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
     """Parse and validate an LLM reply as the generated parse_NAME would (exit 0 / 1)."""
     from sigspec.commands import validate as command
 
-    sys.exit(command.run(spec, reply, jsonl, lambda diags: _emit(diags, "text")))
+    sys.exit(command.run(spec, reply, jsonl, lambda diags: _emit(diags, "text", err=True)))
 
 
 @main.command()
