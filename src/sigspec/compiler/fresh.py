@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sigspec.compiler.output import OutputError, interrupted, read_file, read_manifest
-from sigspec.compiler.paths import discover, display_path
+from sigspec.compiler.paths import discover, source_name
 from sigspec.infra.cache import user_cache
 from sigspec.infra.digest import digest
 
@@ -23,8 +23,9 @@ StatCache = dict[str, list[int]]
 
 
 def inputs(paths: Sequence[Path], root: Path) -> dict[str, str]:
-    """Each input file's hash by its path relative to the project root."""
-    return {display_path(p, root): digest(p.read_bytes()) for p in paths}
+    """Each input file's hash by its path relative to the project root (`..` for a file under
+    an import root beside it: the manifest is the same on every machine)."""
+    return {source_name(p, root): digest(p.read_bytes()) for p in paths}
 
 
 def _recorded_inputs(recorded: Sequence[str], root: Path) -> dict[str, str] | None:
@@ -37,7 +38,7 @@ def _recorded_inputs(recorded: Sequence[str], root: Path) -> dict[str, str] | No
         data = read_file(path.parent, path.name)
         if data is None:
             return None
-        found[display_path(path, root)] = digest(data)
+        found[source_name(path, root)] = digest(data)
     return found
 
 
