@@ -376,3 +376,25 @@ def test_read_file_takes_only_regular_files_through_real_folders(tmp_path: Path)
     reader.start()
     reader.join(timeout=60)
     assert done.is_set()
+
+
+# ---- 6. package names from the configuration -------------------------------------------------
+
+
+@pytest.mark.parametrize("package", ["../../../escape_pkg", "/abs", "a/b", "a..b", ""])
+def test_a_package_name_that_is_not_dotted_is_a_config_error(tmp_path: Path, package: str) -> None:
+    """`package` is joined to the output folder's python/: a path in it would write above the
+    output folder (or anywhere, absolute). It must be a dotted identifier."""
+    work = tmp_path / "a" / "b" / "c"
+    work.mkdir(parents=True)
+    project(work, A)
+    (work / "sigspec.toml").write_text(
+        f'sources = ["src"]\nout = "out"\n[options.python]\npackage = {json.dumps(package)}\n'
+    )
+    result = run_cli("compile", cwd=work)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "package" in result.stderr and "sigspec.toml" in result.stderr
+    assert not (work / "out").exists()
+    assert not any(p.name == "escape_pkg" for p in tmp_path.rglob("*"))
+    assert not Path("/abs").exists()
