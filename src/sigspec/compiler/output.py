@@ -169,7 +169,7 @@ def _usable(out: Path) -> Path:
     return real
 
 
-def _mode(path: Path) -> int | None:
+def _mode(path: str | Path) -> int | None:
     """The path's own mode (a link's, not its target's); None when there is nothing."""
     try:
         return os.lstat(path).st_mode
@@ -177,11 +177,12 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _through_folders(top: Path, rel: str) -> bool:
-    """Every folder between `top` and the file `rel` exists and is a real folder, no link."""
+def _through_folders(top: str, rel: str) -> bool:
+    """Every folder between `top` and the file `rel` exists and is a real folder, no link.
+    (Strings, not Paths: this runs for each of thousands of files.)"""
     folder = top
     for part in rel.split("/")[:-1]:
-        folder = folder / part
+        folder = os.path.join(folder, part)
         mode = _mode(folder)
         if mode is None or not stat.S_ISDIR(mode):
             return False
@@ -191,23 +192,20 @@ def _through_folders(top: Path, rel: str) -> bool:
 def read_file(top: Path, rel: str) -> bytes | None:
     """The bytes of the regular file `rel` below `top`, reached through no link; None when it
     is missing or anything else (a link, a folder, a fifo, a device)."""
-    if not safe_rel(rel) or not _through_folders(top, rel):
+    base = os.fspath(top)
+    if not safe_rel(rel) or not _through_folders(base, rel):
         return None
     try:
-        fd = os.open(top / rel, _READ_FLAGS)
+        fd = os.open(os.path.join(base, rel), _READ_FLAGS)
     except (OSError, ValueError):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    with open(fd, "rb") as handle:  # sized by the file's length: one read for a small file
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return handle.read()
+        except OSError:
             return None
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def proven(out: Path, manifest: Manifest | None) -> set[str]:
@@ -245,6 +243,7 @@ def conflicts(out: Path, files: Iterable[Artifact], mine: set[str]) -> list[str]
     or anything but a real folder where it needs one."""
     if not out.is_dir():  # a new folder: nothing to write over
         return []
+    base = os.fspath(out)
     found: set[str] = set()
     folders: dict[str, int | None] = {}
     for artifact in files:
@@ -253,7 +252,7 @@ def conflicts(out: Path, files: Iterable[Artifact], mine: set[str]) -> list[str]
         for i in range(1, len(parts)):
             rel = "/".join(parts[:i])
             if rel not in folders:
-                folders[rel] = _mode(out / rel)
+                folders[rel] = _mode(os.path.join(base, rel))
             mode = folders[rel]
             if mode is None:
                 break
@@ -263,7 +262,7 @@ def conflicts(out: Path, files: Iterable[Artifact], mine: set[str]) -> list[str]
         if blocked is not None:
             found.add(blocked)
             continue
-        mode = _mode(out / artifact.path)
+        mode = _mode(os.path.join(base, artifact.path))
         if mode is not None and (artifact.path not in mine or not stat.S_ISREG(mode)):
             found.add(artifact.path)
     return sorted(found)
@@ -346,6 +345,8 @@ def _make_stage(out: Path) -> Path:
             os.mkdir(stage, 0o777)
         except FileExistsError:
             continue
+        except OSError as exc:  # the folder beside `out` (its target, for a link) is closed
+            raise OutputError(f"cannot write beside {out}: {exc.strerror or exc}") from exc
         return stage
 
 
@@ -391,8 +392,11 @@ def _replaced(out: Path, manifest: Manifest | None, wanted: set[str]) -> set[str
         return set()
     gone = {MANIFEST}
     for rel, expected in manifest.files.items():
+        if rel in wanted:  # a regular file, or nothing: `conflicts` refused anything else
+            gone.add(rel)
+            continue
         data = read_file(out, rel)
-        if data is not None and (rel in wanted or digest(data) == expected):
+        if data is not None and digest(data) == expected:
             gone.add(rel)
     return gone
 
@@ -630,20 +634,21 @@ def _copy_entry(out: Path, stage: Path, rel: Path) -> None:
 def _mirror_foreign(out: Path, stage: Path, gone: set[str]) -> None:
     """Put everything in `out` that does not go into the stage, so the swap keeps it: files,
     links (to files or folders) and folders, which get their modes at the end."""
-    generated = {str(PurePosixPath(p).parent) for p in gone} - {"."}
+    generated = {p.rpartition("/")[0] for p in gone} - {""}
     made = {str(p) for g in generated for p in PurePosixPath(g).parents} | generated
     for folder, dirs, names in os.walk(out):  # never enters a link to a folder
-        rel_dir = Path(folder).relative_to(out)
+        rel_dir = Path(folder).relative_to(out).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
         for name in dirs:
-            rel = rel_dir / name
-            if (out / rel).is_symlink():
-                _copy_entry(out, stage, rel)
-            elif rel.as_posix() not in made:  # a folder of sigspec's goes when emptied
-                _make_folders(stage, rel.as_posix())
+            rel = prefix + name
+            if os.path.islink(os.path.join(folder, name)):
+                _copy_entry(out, stage, Path(rel))
+            elif rel not in made:  # a folder of sigspec's goes when emptied
+                _make_folders(stage, rel)
         for name in names:
-            rel = rel_dir / name
-            if rel.as_posix() not in gone:
-                _copy_entry(out, stage, rel)
+            rel = prefix + name
+            if rel not in gone:
+                _copy_entry(out, stage, Path(rel))
 
 
 def _salvage(old: Path, out: Path, mine: set[str]) -> None:
