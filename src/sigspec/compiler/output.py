@@ -199,10 +199,15 @@ def read_file(top: Path, rel: str) -> bytes | None:
         fd = os.open(os.path.join(base, rel), _READ_FLAGS)
     except (OSError, ValueError):
         return None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        return None
     with open(fd, "rb") as handle:  # sized by the file's length: one read for a small file
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
             return handle.read()
         except OSError:
             return None
