@@ -24,8 +24,9 @@ def display_path(path: Path, root: Path | None = None) -> str:
 def source_name(path: Path, root: Path) -> str:
     """A source file's name as diagnostics, generated code and the manifest show it: relative
     to the project root, with `..` for a file under an import root beside it (the same on
-    every machine); absolute only where no relative path exists (another drive)."""
-    full = path.resolve()
+    every machine); absolute only where no relative path exists (another drive). An absolute
+    path without `..` is taken as resolved: the loader passes thousands of those."""
+    full = path if path.is_absolute() and ".." not in path.parts else path.resolve()
     if full.is_relative_to(root):
         return full.relative_to(root).as_posix()
     try:
@@ -42,18 +43,26 @@ def located(path: Path) -> Path:
 
 
 def admit(path: Path, allowed: Sequence[Path]) -> tuple[Path, str | None]:
-    """(the file `path` is, links resolved; None) when that file may be read as a source: a
-    regular file below one of the `allowed` folders (resolved). Else the reason, which quotes
-    nothing of the file: "outside", or what kind of file it is. A path that does not exist
-    is let through: reading it says so."""
-    target = Path(os.path.realpath(path))
+    """(the file the `located` path is, links resolved; None) when that file may be read as
+    a source: a regular file below one of the `allowed` folders (resolved). Else the reason,
+    which quotes nothing of the file: "outside", or what kind of file it is. A path that does
+    not exist is let through: reading it says so."""
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        mode = None
+    target = path
+    if mode is not None and stat.S_ISLNK(mode):  # only a link costs a resolution
+        target = Path(os.path.realpath(path))
+        try:
+            mode = os.stat(target).st_mode
+        except (OSError, ValueError):
+            mode = None
     if not any(target.is_relative_to(folder) for folder in allowed):
         return target, "outside"
-    try:
-        mode = os.stat(target).st_mode
-    except (OSError, ValueError):
+    if mode is None or stat.S_ISREG(mode):
         return target, None
-    return target, None if stat.S_ISREG(mode) else kind_of(mode)
+    return target, kind_of(mode)
 
 
 def kind_of(mode: int) -> str:
@@ -83,6 +92,15 @@ def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
     """The .sig files named or found below the given folders, sorted, without hidden folders.
     Each is `located`: a link is returned as the link, for the reader to `admit`."""
     found: set[Path] = set()
+    folders: dict[Path, Path] = {}  # each folder resolved once, not once per file in it
+
+    def place(path: Path) -> Path:
+        full = path.absolute()
+        folder = folders.get(full.parent)
+        if folder is None:
+            folder = folders[full.parent] = full.parent.resolve()
+        return folder / full.name
+
     for path in paths:
         if path.is_dir():
             for candidate in path.rglob("*.sig"):
@@ -90,9 +108,9 @@ def discover(paths: Iterable[Path], root: Path | None = None) -> list[Path]:
                 # Not only regular files: a fifo, a folder or a link named *.sig is reported
                 # when read, rather than passed over in silence.
                 if not any(p.startswith(".") for p in rel[:-1]):
-                    found.add(located(candidate))
+                    found.add(place(candidate))
         else:
-            found.add(located(path))
+            found.add(place(path))
     return sorted(found, key=lambda p: display_path(p, root))
 
 

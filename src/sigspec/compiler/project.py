@@ -56,17 +56,22 @@ def read_source(
     it is in). A refusal quotes nothing of the file, and a fifo is never waited on."""
     if allowed is None:
         allowed = (root.resolve(),) if root is not None else _link_roots(path)
-    target, problem = admit(path, allowed)
+    target, problem = admit(located(path), allowed)
     shown = source_name(target, root) if root is not None else display_path(path)
     if problem is not None:
         return None, [_refusal(path, target, problem, root or allowed[0])]
+    return _read_admitted(target, shown)
+
+
+def _read_admitted(target: Path, shown: str) -> tuple[SourceFile | None, list[Diagnostic]]:
+    """The source file at `target`, which `admit` let through, named `shown`."""
     try:
         data = _read_regular(target)
     except OSError as exc:
         return None, [codes.READ_ERROR.at(None, None, path=shown, reason=exc.strerror or exc)]
     empty = SourceFile(shown, "")
     if len(data) > MAX_FILE_BYTES:
-        size = path.stat().st_size
+        size = target.stat().st_size
         return None, [codes.FILE_TOO_LARGE.at(empty, Span(0, 0), size=size, limit=MAX_FILE_BYTES)]
     try:
         text = data.decode("utf-8")
@@ -158,7 +163,8 @@ def _read_one(path: Path, root: Path, allowed: Sequence[Path], overlay: Overlay)
     if path in overlay:
         source = SourceFile(source_name(path, root), overlay[path].removeprefix("\ufeff"))
     else:
-        source, diags = read_source(path, root, allowed)
+        # Admitted already: a root by `load`, an import by `_import_target`.
+        source, diags = _read_admitted(path, source_name(path, root))
     if source is None:
         return path, None, None, diags
     module, found = parse_module(source)
