@@ -439,3 +439,22 @@ def test_the_fast_path_never_calls_an_interrupted_output_up_to_date(
     shutil.copytree(tmp_path / "out", old)
     (old / "late.txt").write_bytes(HAND)
     assert not is_fresh()
+
+
+def test_write_atomic_through_a_link_replaces_its_target_and_keeps_the_link(
+    tmp_path: Path,
+) -> None:
+    """`fmt` writes a source it reached through a link (admitted as inside the project): the
+    link is the user's and stays; the file it points to gets the new content."""
+    (tmp_path / "real.sig").write_bytes(b"old")
+    os.chmod(tmp_path / "real.sig", 0o640)
+    (tmp_path / "link.sig").symlink_to("real.sig")
+    atomic.write_atomic(tmp_path / "link.sig", b"new")
+    assert (tmp_path / "link.sig").is_symlink()
+    assert (tmp_path / "real.sig").read_bytes() == b"new"
+    assert stat_mode(tmp_path / "real.sig") == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.sig", "real.sig"]
+
+
+def stat_mode(path: Path) -> int:
+    return path.stat().st_mode & 0o7777

@@ -73,8 +73,11 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     output.guard(p.out, roots)
     if request.clean:
         output.recover(p.out)  # the owned files to delete may be in a folder left beside it
-        removed = output.clean(p.out)
+        cleaned = output.clean(p.out)
+        removed = cleaned.removed
         click.echo(f"removed {removed} file{'s' if removed != 1 else ''} from {p.out}", err=True)
+        for rel in cleaned.kept:
+            click.echo(f"kept {p.out / rel}: not the file sigspec wrote there", err=True)
         return 0
     if not roots:
         raise ConfigError("no .sig files found in " + ", ".join(str(r) for r in p.roots))

@@ -5,9 +5,17 @@ working directory. Paths in it are relative to the file's folder. Flags override
     sources = ["signatures"]          # files or folders; default: the config's folder
     out = "build/sigspec"             # default: "build"
     targets = ["jsonschema", "providers"]   # default: all
+    import_roots = ["../shared"]      # folders outside this one that .sig files may import
+                                      # from; default: none
 
     [tool.sigspec.options.providers]
     providers = ["openai", "anthropic"]     # each target's options: sigspec/emit/options.py
+
+Every source file is a regular file below the project root (the folder of this file) or
+below an import root, links resolved first: a `.sig` link to a file elsewhere (a secrets
+file, /proc/self/environ), a fifo or a device is an error that quotes nothing of it. A file
+under an import root is named relative to the project root (`../shared/money.sig`) in
+diagnostics, the manifest and generated module names.
 """
 
 from __future__ import annotations
@@ -31,17 +39,18 @@ class Config:
     targets: tuple[str, ...] = ()
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     breaking_ignore: tuple[str, ...] = ()  # rule ids `sigspec breaking` does not report
+    import_roots: tuple[Path, ...] = ()  # resolved folders that sources may import from
 
 
 def project_root(config: Config, paths: Sequence[Path]) -> Path:
     """The project root: the configuration file's folder, which must hold every given path;
     without one, the common folder of the given paths."""
-    from sigspec.compiler.paths import common_root
+    from sigspec.compiler.paths import common_root, located
 
     if config.path is None:
         return common_root(paths)
-    for path in paths:
-        if not path.resolve().is_relative_to(config.root):
+    for path in paths:  # a link is judged where it is; where it points, when it is read
+        if not located(path).is_relative_to(config.root):
             raise ConfigError(
                 f"{path} is outside the project root {config.root} (the folder of "
                 f"{config.path.name}); give paths inside it, or run sigspec from elsewhere"
@@ -80,7 +89,8 @@ def load_config(start: Path) -> Config:
     where = f"{path}" + (" [tool.sigspec]" if path.name == "pyproject.toml" else "")
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    unknown = set(data) - {"sources", "out", "targets", "options", "breaking_ignore"}
+    known = {"sources", "out", "targets", "options", "breaking_ignore", "import_roots"}
+    unknown = set(data) - known
     if unknown:
         raise ConfigError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
     root = path.parent
@@ -92,7 +102,20 @@ def load_config(start: Path) -> Config:
         targets=_targets(data, where),
         options=_options(data.get("options", {}), where),
         breaking_ignore=_breaking_ignore(data, where),
+        import_roots=_import_roots(data, root, where),
     )
+
+
+def _import_roots(data: dict[str, Any], root: Path, where: str) -> tuple[Path, ...]:
+    """Each import root, resolved: it must be a folder (a typo would otherwise turn every
+    import from it into an `outside-root` error far from its cause)."""
+    found = []
+    for name in _strings(data, "import_roots", where):
+        folder = (root / name).resolve()
+        if not folder.is_dir():
+            raise ConfigError(f"{where}: import root `{name}` is not a folder ({folder})")
+        found.append(folder)
+    return tuple(found)
 
 
 def _breaking_ignore(data: dict[str, Any], where: str) -> tuple[str, ...]:

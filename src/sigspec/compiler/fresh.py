@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sigspec.compiler.output import OutputError, interrupted, read_manifest
-from sigspec.compiler.paths import discover, display_path
+from sigspec.compiler.output import OutputError, interrupted, read_file, read_manifest
+from sigspec.compiler.paths import discover, source_name
 from sigspec.infra.cache import user_cache
 from sigspec.infra.digest import digest
 
@@ -23,12 +23,27 @@ StatCache = dict[str, list[int]]
 
 
 def inputs(paths: Sequence[Path], root: Path) -> dict[str, str]:
-    """Each input file's hash by its path relative to the project root."""
-    return {display_path(p, root): digest(p.read_bytes()) for p in paths}
+    """Each input file's hash by its path relative to the project root (`..` for a file under
+    an import root beside it: the manifest is the same on every machine)."""
+    return {source_name(p, root): digest(p.read_bytes()) for p in paths}
+
+
+def _recorded_inputs(recorded: Sequence[str], root: Path) -> dict[str, str] | None:
+    """The hashes of the inputs an existing manifest names, read as regular files only (a
+    manifest is untrusted: a name of a fifo or a device must not make the check wait); None
+    when one is missing or anything else."""
+    found = {}
+    for rel in recorded:
+        path = (root / rel).resolve()
+        data = read_file(path.parent, path.name)
+        if data is None:
+            return None
+        found[source_name(path, root)] = digest(data)
+    return found
 
 
 def stat_key(path: Path) -> list[int]:
-    st = path.stat()
+    st = path.lstat()  # a link put where a generated file was is not that file
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
@@ -92,19 +107,21 @@ def up_to_date(
         manifest = read_manifest(out)
     except OutputError:
         return None
-    if manifest is None or manifest.get("generator") != generator:
+    if manifest is None or manifest.generator != generator:
         return None
-    if manifest.get("config") != config or manifest.get("inputs") != current:
+    if manifest.config != config or manifest.inputs != current:
         return None
     fresh: StatCache = {}
-    for rel, expected in manifest.get("files", {}).items():
+    for rel, expected in manifest.files.items():
         path = out / rel
         try:
             key = stat_key(path)
-            if known.get(rel) != key and digest(path.read_bytes()) != expected:
-                return None
         except OSError:
             return None
+        if known.get(rel) != key:
+            data = read_file(out, rel)
+            if data is None or digest(data) != expected:
+                return None
         fresh[rel] = key
     return fresh
 
@@ -120,11 +137,13 @@ def is_fresh(out: Path, roots: Sequence[Path], root: Path, config: Mapping[str, 
         manifest = read_manifest(out)
         if manifest is None:
             return False
-        recorded = [root / rel for rel in manifest.get("inputs", {})]
-        if not set(discover(roots)) <= {r.resolve() for r in recorded}:
+        recorded = {(root / rel).resolve() for rel in manifest.inputs}
+        if not {p.resolve() for p in discover(roots)} <= recorded:
             return False
-        current = inputs(recorded, root)
-    except (OSError, OutputError):
+        current = _recorded_inputs(list(manifest.inputs), root)
+    except (OSError, ValueError, OutputError):  # ValueError: a NUL in a recorded name
+        return False
+    if current is None:
         return False
     known = _recall(out)
     if known is None:

@@ -6,13 +6,23 @@ Everything after reading is pure (`syntax`, `semantics`); this module turns path
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sigspec.compiler import suppress
-from sigspec.compiler.paths import common_root, discover, display_path
+from sigspec.compiler.paths import (
+    admit,
+    common_root,
+    discover,
+    display_path,
+    kind_of,
+    located,
+    source_name,
+)
 from sigspec.compiler.portable import check_names
 from sigspec.compiler.suppress import Suppression
 from sigspec.diagnostics import LOAD_PHASES, Diagnostic, codes, sort_diagnostics
@@ -38,16 +48,30 @@ class LoadResult:
         return any(d.is_error for d in self.diagnostics)
 
 
-def read_source(path: Path, root: Path | None = None) -> tuple[SourceFile | None, list[Diagnostic]]:
-    shown = display_path(path, root)
+def read_source(
+    path: Path, root: Path | None = None, allowed: Sequence[Path] | None = None
+) -> tuple[SourceFile | None, list[Diagnostic]]:
+    """The source file at `path`, once admitted (`paths.admit`): a regular file below one of
+    the `allowed` folders (default: `root`; without a root, a link must stay in the project
+    it is in). A refusal quotes nothing of the file, and a fifo is never waited on."""
+    if allowed is None:
+        allowed = (root.resolve(),) if root is not None else _link_roots(path)
+    target, problem = admit(located(path), allowed)
+    shown = source_name(target, root) if root is not None else display_path(path)
+    if problem is not None:
+        return None, [_refusal(path, target, problem, root or allowed[0])]
+    return _read_admitted(target, shown)
+
+
+def _read_admitted(target: Path, shown: str) -> tuple[SourceFile | None, list[Diagnostic]]:
+    """The source file at `target`, which `admit` let through, named `shown`."""
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = _read_regular(target)
     except OSError as exc:
         return None, [codes.READ_ERROR.at(None, None, path=shown, reason=exc.strerror or exc)]
     empty = SourceFile(shown, "")
     if len(data) > MAX_FILE_BYTES:
-        size = path.stat().st_size
+        size = target.stat().st_size
         return None, [codes.FILE_TOO_LARGE.at(empty, Span(0, 0), size=size, limit=MAX_FILE_BYTES)]
     try:
         text = data.decode("utf-8")
@@ -58,6 +82,63 @@ def read_source(path: Path, root: Path | None = None) -> tuple[SourceFile | None
         span = Span(len(prefix), len(prefix))
         return None, [codes.INVALID_ENCODING.at(where, span, byte=byte, offset=exc.start)]
     return SourceFile(shown, text.removeprefix("\ufeff")), []
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_regular(path: Path) -> bytes:
+    """Up to the size limit and one byte of the regular file `path` (already resolved); an
+    OSError for anything else, found on the open file (so no swap after the check slips by),
+    and without waiting: a fifo opened to read without a writer would block forever."""
+    fd = os.open(path, _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"it is {kind_of(mode)}, not a regular file")
+        return handle.read(MAX_FILE_BYTES + 1)
+
+
+def _refusal(link: Path, target: Path, problem: str, root: Path) -> Diagnostic:
+    """Why a path is not read as a source, naming the paths only."""
+    place = located(link)  # the link's own name, not where it points
+    shown = place.relative_to(root).as_posix() if place.is_relative_to(root) else place.as_posix()
+    if problem == "outside":
+        where = shown if target == place else f"{shown} -> {target.as_posix()}"
+        return codes.OUTSIDE_ROOT.at(None, None, path=where, root=root)
+    return codes.READ_ERROR.at(
+        None, None, path=shown, reason=f"it is {problem}, not a regular file"
+    )
+
+
+def _link_roots(path: Path) -> tuple[Path, ...]:
+    """Where a file named without a project root may lie: anywhere when it is not a link (the
+    user named it); a link must point below its project's root or import roots (the
+    configuration's, found from the link's folder), else below the link's own folder."""
+    from sigspec.compiler.config import ConfigError, load_config
+
+    place = located(path)
+    if not place.is_symlink():
+        return (Path(os.path.realpath(place)).parent,)
+    try:
+        config = load_config(place.parent)
+    except ConfigError:
+        return (place.parent,)
+    if config.path is None:
+        return (place.parent,)
+    return (config.root.resolve(), *config.import_roots)
+
+
+def _import_roots(root: Path) -> tuple[Path, ...]:
+    """The import roots of the configuration whose folder is `root`, if any (a broken one
+    names none: the command that reads it reports it)."""
+    from sigspec.compiler.config import ConfigError, load_config
+
+    try:
+        config = load_config(root)
+    except ConfigError:
+        return ()
+    return config.import_roots if config.path is not None and config.root == root else ()
 
 
 @dataclass
@@ -76,41 +157,48 @@ PARALLEL_FROM = 16  # files; below this a fork costs more than it saves
 Overlay = Mapping[Path, str]
 
 
-def _read_one(path: Path, root: Path | None, overlay: Overlay) -> Parsed:
+def _read_one(path: Path, root: Path, allowed: Sequence[Path], overlay: Overlay) -> Parsed:
     source: SourceFile | None
     diags: list[Diagnostic] = []
     if path in overlay:
-        source = SourceFile(display_path(path, root), overlay[path].removeprefix("\ufeff"))
+        source = SourceFile(source_name(path, root), overlay[path].removeprefix("\ufeff"))
     else:
-        source, diags = read_source(path, root)
+        # Admitted already: a root by `load`, an import by `_import_target`.
+        source, diags = _read_admitted(path, source_name(path, root))
     if source is None:
         return path, None, None, diags
     module, found = parse_module(source)
     return path, source, module, [*diags, *found]
 
 
-def _read_many(paths: list[Path], root: Path | None, overlay: Overlay) -> list[Parsed]:
+def _read_many(
+    paths: list[Path], root: Path, allowed: Sequence[Path], overlay: Overlay
+) -> list[Parsed]:
     """Read and parse, on both cores when there are many files (parsing is most of lint)."""
     if len(paths) < PARALLEL_FROM:
-        return [_read_one(p, root, overlay) for p in paths]
+        return [_read_one(p, root, allowed, overlay) for p in paths]
     from sigspec.infra.parallel import fork_map
 
     half = len(paths) // 2
     first, second = fork_map(
-        lambda part: [_read_one(p, root, overlay) for p in part], paths[:half], paths[half:]
+        lambda part: [_read_one(p, root, allowed, overlay) for p in part],
+        paths[:half],
+        paths[half:],
     )
     return first + second
 
 
-def _read_all(roots: Sequence[Path], root: Path, overlay: Overlay) -> _Graph:
+def _read_all(
+    roots: Sequence[Path], root: Path, allowed: Sequence[Path], overlay: Overlay
+) -> _Graph:
     graph = _Graph({}, {}, {}, [])
-    ready = {item[0]: item for item in _read_many(list(roots), root, overlay)}
+    ready = {item[0]: item for item in _read_many(list(roots), root, allowed, overlay)}
     queue = list(roots)
     seen = set(queue)
     while queue:
         path = queue.pop(0)
         _, source, module, diags = (
-            ready.pop(path) if path in ready else _read_one(path, root, overlay)
+            ready.pop(path) if path in ready else _read_one(path, root, allowed, overlay)
         )
         graph.diagnostics += diags
         if source is None:
@@ -122,7 +210,7 @@ def _read_all(roots: Sequence[Path], root: Path, overlay: Overlay) -> _Graph:
         graph.edges[path] = []
         for decl in module.decls:
             if isinstance(decl, ast.ImportDecl):
-                target = _import_target(path, decl, source, root, graph.diagnostics)
+                target = _import_target(path, decl, source, allowed, graph.diagnostics)
                 if target is not None:
                     graph.edges[path].append((target, decl))
                     if target not in seen:
@@ -132,14 +220,22 @@ def _read_all(roots: Sequence[Path], root: Path, overlay: Overlay) -> _Graph:
 
 
 def _import_target(
-    path: Path, decl: ast.ImportDecl, source: SourceFile, root: Path, diags: list[Diagnostic]
+    path: Path,
+    decl: ast.ImportDecl,
+    source: SourceFile,
+    allowed: Sequence[Path],
+    diags: list[Diagnostic],
 ) -> Path | None:
+    """The file an import names (links resolved), when it lies below the project root (the
+    first of `allowed`) or an import root."""
     try:
         target = (path.parent / decl.path).resolve()
         if decl.path.endswith(".sig") and target.is_file():
-            if target.is_relative_to(root):
+            if any(target.is_relative_to(folder) for folder in allowed):
                 return target
-            diags.append(codes.OUTSIDE_ROOT.at(source, decl.path_span, path=decl.path, root=root))
+            diags.append(
+                codes.OUTSIDE_ROOT.at(source, decl.path_span, path=decl.path, root=allowed[0])
+            )
             return None
     except (OSError, ValueError):  # NUL bytes, names too long: such a file cannot exist
         pass
@@ -197,24 +293,33 @@ def load(
     paths: Iterable[str | os.PathLike[str]],
     root: Path | None = None,
     overlay: Overlay | None = None,
+    import_roots: Sequence[Path] | None = None,
 ) -> LoadResult:
     """Read, parse, resolve and check the given .sig files and folders (and their imports).
 
     Paths in diagnostics and results are relative to `root`, the project root (default: the
-    common folder of `paths`); an import of a file outside it is an error. `overlay` maps
-    resolved paths to texts that stand in for those files' contents on disk.
+    common folder of `paths`); a source or import outside it and the `import_roots` (default:
+    those of the configuration in `root`, if any) is an error, and so is a source that is no
+    regular file. `overlay` maps resolved paths to texts that stand in for those files'
+    contents on disk.
     """
     given = [Path(p) for p in paths]
     root = (root or common_root(given)).resolve()
-    found_files = discover(given, root)
-    roots = [p for p in found_files if p.is_relative_to(root)]
-    outside = [
-        codes.OUTSIDE_ROOT.at(None, None, path=p.as_posix(), root=root)
-        for p in found_files
-        if not p.is_relative_to(root)
-    ]
-    graph = _read_all(roots, root, overlay or {})
-    graph.diagnostics += outside
+    extra = _import_roots(root) if import_roots is None else tuple(import_roots)
+    allowed = (root, *(Path(folder).resolve() for folder in extra))
+    roots: dict[Path, None] = {}  # in order, each file once (two links to one file)
+    refused: list[Diagnostic] = []
+    for candidate in discover(given, root):
+        if not candidate.is_relative_to(root):
+            refused.append(codes.OUTSIDE_ROOT.at(None, None, path=candidate.as_posix(), root=root))
+            continue
+        target, problem = admit(candidate, allowed)
+        if problem is not None:
+            refused.append(_refusal(candidate, target, problem, root))
+        else:
+            roots.setdefault(target)
+    graph = _read_all(list(roots), root, allowed, overlay or {})
+    graph.diagnostics += refused
     graph.diagnostics += _cycles(graph)
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
     files = [ParsedFile(graph.sources[p], graph.modules[p], _visible(graph, p)) for p in ordered]
