@@ -15,6 +15,7 @@ from test_typescript import tsc_and_run
 SPEC = """
 type Tree = {value :int, children [Tree] = []}
 signature raw() -> {data :map, anything :any}
+signature whatever() -> :any
 signature tree() -> Tree
 signature name() -> {name :string}
 """
@@ -67,6 +68,9 @@ for (const depth of [129, 500, 990, 20000]) {
 }
 out["atLimit"] = outcome(() => m.validateRaw({ data: {}, anything: nested(127) }));
 out["deepest"] = outcome(() => m.parseRaw("[".repeat(100000)));
+const inside = '{"data": {}, "anything": 1}';
+out["inner"] = outcome(() => m.parseRaw("Here: " + "[".repeat(200) + inside + "]".repeat(200)));
+out["innerAny"] = outcome(() => m.parseWhatever("[".repeat(200) + inside + "]".repeat(200)));
 const few: Partial<Limits> = { depth: 3 };
 out["given"] = outcome(() => m.validateRaw({ data: {}, anything: nested(3) }, few));
 out["givenReply"] = outcome(() => m.parseRaw('{"data": {}, "anything": [[[1]]]}', few));
@@ -127,6 +131,9 @@ def test_deep_values_and_replies_name_the_limit(results: dict[str, Any], depth: 
     for kind in ("reply", "open", "prose"):
         assert results[f"{kind}{depth}"] == {"reason": f"the reply's JSON is {DEPTH}", "errors": []}
     assert results["deepest"] == {"reason": f"the reply's JSON is {DEPTH}", "errors": []}
+    # An answer-shaped object inside a value past the limit is part of it, not the answer.
+    assert results["inner"] == {"reason": f"the reply's JSON is {DEPTH}", "errors": []}
+    assert results["innerAny"] == {"reason": f"the reply's JSON is {DEPTH}", "errors": []}
     assert "ok" in results["atLimit"]
 
 

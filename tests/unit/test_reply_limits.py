@@ -23,6 +23,7 @@ from sigspec.runtime.validate import ValidationError, check, validate
 SPEC = """
 type Tree = {value :int, children [Tree] = []}
 signature raw() -> {data :map, anything :any}
+signature whatever() -> :any
 signature tree() -> Tree
 signature name() -> {name :string}
 signature words() -> {words :string}
@@ -141,6 +142,17 @@ def test_deep_replies_are_a_reply_error_naming_the_limit(module: ModuleType, dep
         module.parse_raw("Here: {data: {}, anything: " + "[" * depth + "]" * depth + "}")
 
 
+def test_no_part_of_a_value_past_the_limit_is_taken_as_the_answer(module: ModuleType) -> None:
+    """An answer-shaped object deep inside brackets past the limit is part of that value: the
+    reply is rejected by the limit, not answered by a piece of it."""
+    inside = '{"data": {}, "anything": 1}'
+    for text in ("[" * 200 + inside + "]" * 200, "Here: " + "[" * 129 + inside + "]" * 129):
+        with pytest.raises(module.ReplyError, match="the nesting-depth limit"):
+            module.parse_raw(text)
+        with pytest.raises(module.ReplyError, match="the nesting-depth limit"):
+            module.parse_whatever(text)  # any inner list or object would fit `:any`
+
+
 def test_json_held_in_a_string_is_held_to_the_limit() -> None:
     deep = "[" * 200 + "]" * 200
     descriptor = ("map", (("x", "x", ("list", ("any",)), True, False, None, False, ()),), False)
@@ -233,7 +245,8 @@ def test_spans_know_how_deep_they_nest() -> None:
 
 
 def test_brackets_nested_past_the_limit_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each span inside another was read to the limit in turn: most of the text, each time."""
+    """Each span inside another was read to the limit in turn: most of the text, each time.
+    Now neither the span past the limit nor any span inside it is read."""
     read: list[int] = []
     real = reply_module.read_json
 
@@ -245,7 +258,7 @@ def test_brackets_nested_past_the_limit_are_not_read(monkeypatch: pytest.MonkeyP
     text = "Here: " + "[" * 50_000 + "]" * 50_000
     with pytest.raises(ReplyError, match="the nesting-depth limit"):
         parse(text, STRING, {})
-    assert read == [256]  # the first span within the limit, 128 deep: no list of a map
+    assert read == []
 
 
 def test_the_client_passes_limits_to_the_parser(module: ModuleType) -> None:

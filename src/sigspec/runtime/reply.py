@@ -744,6 +744,7 @@ def parse_reply(
             continue
         if height > search.depth:  # not read: the reader would stop at the limit
             search.too_deep = True
+            covered = end  # nor any span inside it: part of a value past the limit is no answer
             continue
         budget -= end - start
         if budget < 0:

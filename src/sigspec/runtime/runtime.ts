@@ -1358,6 +1358,7 @@ export function parseReply(text: string, descriptor: Descriptor, types: Types, l
     if (start < covered) continue;
     if (height > bounds.depth) {
       search.tooDeep = true; // not read: the reader would stop at the limit
+      covered = end; // nor any span inside it: part of a value past the limit is no answer
       continue;
     }
     budget -= end - start;
