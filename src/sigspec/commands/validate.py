@@ -35,6 +35,15 @@ def _descriptors(spec: str, report: Report) -> tuple[Any, dict[str, Any]] | int:
     return output_descriptor(sig, project), type_descriptors(project, list(project.types))
 
 
+def _configured_limits() -> Limits:
+    """The reply limits of the configuration in force (`load_named` has read it already, so
+    it is well formed)."""
+    from sigspec.compiler.config import load_config
+    from sigspec.runtime.common import Limits
+
+    return Limits(**dict(load_config(Path.cwd()).reply_limits))
+
+
 def outcome(
     text: str, descriptor: Any, types: dict[str, Any], limits: Limits | None = None
 ) -> dict[str, Any]:
@@ -96,10 +105,12 @@ def run(
     spec: str, reply: Path | None, jsonl: bool, report: Report, limits: Limits | None = None
 ) -> int:
     """Exit 0 (valid), 1 (findings) or 2 (usage). `limits` overrides the runtime's limits on
-    reply size, nesting depth and tags."""
+    reply size, nesting depth and tags (default: the configuration's `[limits]`)."""
     found = _descriptors(spec, report)
     if isinstance(found, int):
         return found
+    if limits is None:
+        limits = _configured_limits()
     descriptor, types = found
     if jsonl:
         return _lines(descriptor, types, limits)

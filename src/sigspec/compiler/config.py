@@ -11,6 +11,13 @@ working directory. Paths in it are relative to the file's folder. Flags override
     [tool.sigspec.options.providers]
     providers = ["openai", "anthropic"]     # each target's options: sigspec/emit/options.py
 
+    [tool.sigspec.limits]             # each optional; the defaults are generous
+    sig_file_bytes = 4194304          # the size of one .sig file
+    declarations = 10000              # declarations in one .sig file
+    reply_chars = 1048576             # `sigspec validate`: characters in a reply,
+    depth = 128                       # how deep a value nests,
+    tags = 10000                      # tags in a reply that must be searched
+
 Every source file is a regular file below the project root (the folder of this file) or
 below an import root, links resolved first: a `.sig` link to a file elsewhere (a secrets
 file, /proc/self/environ), a fifo or a device is an error that quotes nothing of it. A file
@@ -24,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sigspec.syntax.limits import DEFAULT_LIMITS, SourceLimits
 
 
 class ConfigError(ValueError):
@@ -40,6 +49,9 @@ class Config:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     breaking_ignore: tuple[str, ...] = ()  # rule ids `sigspec breaking` does not report
     import_roots: tuple[Path, ...] = ()  # resolved folders that sources may import from
+    source_limits: SourceLimits = DEFAULT_LIMITS
+    # Overrides of the runtime's reply limits (`Limits` keyword arguments) for `validate`.
+    reply_limits: tuple[tuple[str, int], ...] = ()
 
 
 def project_root(config: Config, paths: Sequence[Path]) -> Path:
@@ -89,7 +101,7 @@ def load_config(start: Path) -> Config:
     where = f"{path}" + (" [tool.sigspec]" if path.name == "pyproject.toml" else "")
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    known = {"sources", "out", "targets", "options", "breaking_ignore", "import_roots"}
+    known = {"sources", "out", "targets", "options", "breaking_ignore", "import_roots", "limits"}
     unknown = set(data) - known
     if unknown:
         raise ConfigError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
@@ -103,7 +115,28 @@ def load_config(start: Path) -> Config:
         options=_options(data.get("options", {}), where),
         breaking_ignore=_breaking_ignore(data, where),
         import_roots=_import_roots(data, root, where),
+        **_limits(data.get("limits", {}), where),
     )
+
+
+_SOURCE_LIMITS = {"sig_file_bytes": "max_file_bytes", "declarations": "max_declarations"}
+_REPLY_LIMITS = ("reply_chars", "depth", "tags")
+
+
+def _limits(data: Any, where: str) -> dict[str, Any]:
+    """The `[limits]` table: the front end's (a `SourceLimits`) and the reply limits `sigspec
+    validate` passes to the runtime; each a positive integer."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: `limits` must be a table")
+    known = (*_SOURCE_LIMITS, *_REPLY_LIMITS)
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"{where}: unknown limit `{key}`; known: {', '.join(known)}")
+        if type(value) is not int or value < 1:
+            raise ConfigError(f"{where}: limit `{key}` must be a positive integer")
+    source = {_SOURCE_LIMITS[k]: v for k, v in data.items() if k in _SOURCE_LIMITS}
+    reply = tuple((k, data[k]) for k in _REPLY_LIMITS if k in data)
+    return {"source_limits": SourceLimits(**source), "reply_limits": reply}
 
 
 def _import_roots(data: dict[str, Any], root: Path, where: str) -> tuple[Path, ...]:

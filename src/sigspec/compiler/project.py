@@ -31,9 +31,8 @@ from sigspec.semantics import ir
 from sigspec.semantics.analysis import check_project
 from sigspec.semantics.scope import ParsedFile
 from sigspec.syntax import ast
+from sigspec.syntax.limits import DEFAULT_LIMITS, SourceLimits
 from sigspec.syntax.parser import parse_module
-
-MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +48,10 @@ class LoadResult:
 
 
 def read_source(
-    path: Path, root: Path | None = None, allowed: Sequence[Path] | None = None
+    path: Path,
+    root: Path | None = None,
+    allowed: Sequence[Path] | None = None,
+    limits: SourceLimits = DEFAULT_LIMITS,
 ) -> tuple[SourceFile | None, list[Diagnostic]]:
     """The source file at `path`, once admitted (`paths.admit`): a regular file below one of
     the `allowed` folders (default: `root`; without a root, a link must stay in the project
@@ -60,19 +62,22 @@ def read_source(
     shown = source_name(target, root) if root is not None else display_path(path)
     if problem is not None:
         return None, [_refusal(path, target, problem, root or allowed[0])]
-    return _read_admitted(target, shown)
+    return _read_admitted(target, shown, limits)
 
 
-def _read_admitted(target: Path, shown: str) -> tuple[SourceFile | None, list[Diagnostic]]:
+def _read_admitted(
+    target: Path, shown: str, limits: SourceLimits
+) -> tuple[SourceFile | None, list[Diagnostic]]:
     """The source file at `target`, which `admit` let through, named `shown`."""
     try:
-        data = _read_regular(target)
+        data = _read_regular(target, limits.max_file_bytes)
     except OSError as exc:
         return None, [codes.READ_ERROR.at(None, None, path=shown, reason=exc.strerror or exc)]
     empty = SourceFile(shown, "")
-    if len(data) > MAX_FILE_BYTES:
+    if len(data) > limits.max_file_bytes:
         size = target.stat().st_size
-        return None, [codes.FILE_TOO_LARGE.at(empty, Span(0, 0), size=size, limit=MAX_FILE_BYTES)]
+        limit = limits.max_file_bytes
+        return None, [codes.FILE_TOO_LARGE.at(empty, Span(0, 0), size=size, limit=limit)]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -87,7 +92,7 @@ def _read_admitted(target: Path, shown: str) -> tuple[SourceFile | None, list[Di
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-def _read_regular(path: Path) -> bytes:
+def _read_regular(path: Path, most: int) -> bytes:
     """Up to the size limit and one byte of the regular file `path` (already resolved); an
     OSError for anything else, found on the open file (so no swap after the check slips by),
     and without waiting: a fifo opened to read without a writer would block forever."""
@@ -96,7 +101,7 @@ def _read_regular(path: Path) -> bytes:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, f"it is {kind_of(mode)}, not a regular file")
-        return handle.read(MAX_FILE_BYTES + 1)
+        return handle.read(most + 1)
 
 
 def _refusal(link: Path, target: Path, problem: str, root: Path) -> Diagnostic:
@@ -129,16 +134,18 @@ def _link_roots(path: Path) -> tuple[Path, ...]:
     return (config.root.resolve(), *config.import_roots)
 
 
-def _import_roots(root: Path) -> tuple[Path, ...]:
-    """The import roots of the configuration whose folder is `root`, if any (a broken one
-    names none: the command that reads it reports it)."""
+def _settings(root: Path) -> tuple[tuple[Path, ...], SourceLimits]:
+    """The import roots and source limits of the configuration whose folder is `root`, if any
+    (a broken one sets neither: the command that reads it reports it)."""
     from sigspec.compiler.config import ConfigError, load_config
 
     try:
         config = load_config(root)
     except ConfigError:
-        return ()
-    return config.import_roots if config.path is not None and config.root == root else ()
+        return (), DEFAULT_LIMITS
+    if config.path is None or config.root != root:
+        return (), DEFAULT_LIMITS
+    return config.import_roots, config.source_limits
 
 
 @dataclass
@@ -157,49 +164,55 @@ PARALLEL_FROM = 16  # files; below this a fork costs more than it saves
 Overlay = Mapping[Path, str]
 
 
-def _read_one(path: Path, root: Path, allowed: Sequence[Path], overlay: Overlay) -> Parsed:
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """How a load reads its files: the folders sources may lie in, the editor's unsaved
+    buffers, and the limits on a file's size and declarations (the configuration's)."""
+
+    root: Path
+    allowed: tuple[Path, ...]
+    overlay: Overlay
+    limits: SourceLimits
+
+
+def _read_one(path: Path, how: _Reading) -> Parsed:
+    root, overlay = how.root, how.overlay
     source: SourceFile | None
     diags: list[Diagnostic] = []
     if path in overlay:
         source = SourceFile(source_name(path, root), overlay[path].removeprefix("\ufeff"))
     else:
         # Admitted already: a root by `load`, an import by `_import_target`.
-        source, diags = _read_admitted(path, source_name(path, root))
+        source, diags = _read_admitted(path, source_name(path, root), how.limits)
     if source is None:
         return path, None, None, diags
-    module, found = parse_module(source)
+    module, found = parse_module(source, how.limits)
     return path, source, module, [*diags, *found]
 
 
-def _read_many(
-    paths: list[Path], root: Path, allowed: Sequence[Path], overlay: Overlay
-) -> list[Parsed]:
+def _read_many(paths: list[Path], how: _Reading) -> list[Parsed]:
     """Read and parse, on both cores when there are many files (parsing is most of lint)."""
     if len(paths) < PARALLEL_FROM:
-        return [_read_one(p, root, allowed, overlay) for p in paths]
+        return [_read_one(p, how) for p in paths]
     from sigspec.infra.parallel import fork_map
 
     half = len(paths) // 2
     first, second = fork_map(
-        lambda part: [_read_one(p, root, allowed, overlay) for p in part],
+        lambda part: [_read_one(p, how) for p in part],
         paths[:half],
         paths[half:],
     )
     return first + second
 
 
-def _read_all(
-    roots: Sequence[Path], root: Path, allowed: Sequence[Path], overlay: Overlay
-) -> _Graph:
+def _read_all(roots: Sequence[Path], how: _Reading) -> _Graph:
     graph = _Graph({}, {}, {}, [])
-    ready = {item[0]: item for item in _read_many(list(roots), root, allowed, overlay)}
+    ready = {item[0]: item for item in _read_many(list(roots), how)}
     queue = list(roots)
     seen = set(queue)
     while queue:
         path = queue.pop(0)
-        _, source, module, diags = (
-            ready.pop(path) if path in ready else _read_one(path, root, allowed, overlay)
-        )
+        _, source, module, diags = ready.pop(path) if path in ready else _read_one(path, how)
         graph.diagnostics += diags
         if source is None:
             continue
@@ -210,7 +223,7 @@ def _read_all(
         graph.edges[path] = []
         for decl in module.decls:
             if isinstance(decl, ast.ImportDecl):
-                target = _import_target(path, decl, source, allowed, graph.diagnostics)
+                target = _import_target(path, decl, source, how.allowed, graph.diagnostics)
                 if target is not None:
                     graph.edges[path].append((target, decl))
                     if target not in seen:
@@ -294,6 +307,7 @@ def load(
     root: Path | None = None,
     overlay: Overlay | None = None,
     import_roots: Sequence[Path] | None = None,
+    limits: SourceLimits | None = None,
 ) -> LoadResult:
     """Read, parse, resolve and check the given .sig files and folders (and their imports).
 
@@ -301,11 +315,13 @@ def load(
     common folder of `paths`); a source or import outside it and the `import_roots` (default:
     those of the configuration in `root`, if any) is an error, and so is a source that is no
     regular file. `overlay` maps resolved paths to texts that stand in for those files'
-    contents on disk.
+    contents on disk. `limits` bound each file's size and declarations (default: the
+    configuration's `[limits]`, else `syntax.limits`' defaults).
     """
     given = [Path(p) for p in paths]
     root = (root or common_root(given)).resolve()
-    extra = _import_roots(root) if import_roots is None else tuple(import_roots)
+    configured, configured_limits = _settings(root)
+    extra = configured if import_roots is None else tuple(import_roots)
     allowed = (root, *(Path(folder).resolve() for folder in extra))
     roots: dict[Path, None] = {}  # in order, each file once (two links to one file)
     refused: list[Diagnostic] = []
@@ -318,7 +334,8 @@ def load(
             refused.append(_refusal(candidate, target, problem, root))
         else:
             roots.setdefault(target)
-    graph = _read_all(list(roots), root, allowed, overlay or {})
+    how = _Reading(root, allowed, overlay or {}, limits or configured_limits)
+    graph = _read_all(list(roots), how)
     graph.diagnostics += refused
     graph.diagnostics += _cycles(graph)
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)
