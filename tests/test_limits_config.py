@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from conftest import run_cli
 
 FOUR = "".join(f"signature s{i}() -> :int\n" for i in range(4))
 
