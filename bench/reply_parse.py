@@ -74,9 +74,12 @@ def main() -> None:
             "{" + ", ".join(f"k{i}: {i}" for i in range(670_000)) + "}",
         ),
     ):
+        # Past the default limits (1 Mi characters, 10,000 tags) these are rejected at once;
+        # raised, the parser's own work on each shape is what is timed.
+        raised = module.Limits(reply_chars=len(text), tags=len(text))
         start = time.perf_counter()
         with contextlib.suppress(module.ReplyError):
-            module.parse_sentiment(text)
+            module.parse_sentiment(text, limits=raised)
         print(f"{label}: {time.perf_counter() - start:.2f} s (budget 2 s)")
     package_dir = Path(module.__file__).resolve().parents[1]
     # Bytecode as an installed package has it (pip compiles on install): this machine sets

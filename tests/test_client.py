@@ -392,6 +392,30 @@ def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
         server.close()
 
 
+def test_api_keys_stay_out_of_errors_and_reprs(pkg: dict[str, ModuleType]) -> None:
+    """A server that echoes the request in its error, a debugger's or a log's repr, a key in
+    a URL an error names: the key never shows."""
+    client = pkg["_client"]
+    key, token = "sk-test-0123456789abcdef", "tok-abcdefghijklmnop"
+    echo = {"error": f"bad key Bearer {key}, header {token}"}
+    server = ScriptedServer((401, echo, 0))
+    try:
+        llm = client.OpenAICompatible(
+            server.url, "m", api_key=key, timeout=5, headers={"X-Token": token}
+        )
+        with pytest.raises(client.LlmHttpError) as caught:
+            pkg["sentiment"].classify(text="x", llm=llm)
+    finally:
+        server.close()
+    assert server.seen[0][0]["Authorization"] == f"Bearer {key}"  # the key was sent
+    message = str(caught.value)
+    assert "HTTP 401" in message and "[redacted]" in message
+    assert key not in message and token not in message
+    assert key not in repr(llm) and token not in repr(llm)
+    shown = client._public_url(f"https://me:{key}@api.example.com:8443/v1?key={key}")
+    assert shown == "https://api.example.com:8443/v1"
+
+
 def test_importing_a_client_loads_no_models_validators_or_http(examples_output: Path) -> None:
     """What keeps importing 1,000 clients cheap: the rest loads on a function's first call."""
     import subprocess

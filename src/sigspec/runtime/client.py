@@ -669,10 +669,12 @@ class OpenAICompatible:
 
     base_url: str
     model: str
-    api_key: str | None = None
+    # Secrets stay out of reprs (logs, tracebacks, debuggers): the key, and headers that may
+    # carry one.
+    api_key: str | None = field(default=None, repr=False)
     timeout: float = 120.0
     repair: bool = True
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def __call__(self, request: Request) -> dict[str, Any]:
         payload = openai_payload(request, self.model)
@@ -692,6 +694,7 @@ class OpenAICompatible:
 
     def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
         url = self.base_url.rstrip("/") + "/chat/completions"
+        shown = _public_url(url)
         headers = {"Content-Type": "application/json", **self.headers}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -704,17 +707,35 @@ class OpenAICompatible:
             with urllib.request.urlopen(message, timeout=self.timeout) as response:
                 data = response.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read(500).decode("utf-8", "replace")
-            raise LlmHttpError(f"{url}: HTTP {exc.code}: {detail}") from None
+            detail = self._redacted(exc.read(500).decode("utf-8", "replace"))
+            raise LlmHttpError(f"{shown}: HTTP {exc.code}: {detail}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise LlmHttpError(f"{url}: {getattr(exc, 'reason', exc)}") from None
+            reason = self._redacted(str(getattr(exc, "reason", exc)))
+            raise LlmHttpError(f"{shown}: {reason}") from None
         try:
             decoded = json.loads(data)
         except ValueError:
-            raise LlmHttpError(f"{url}: the response is not JSON") from None
+            raise LlmHttpError(f"{shown}: the response is not JSON") from None
         if not isinstance(decoded, dict):
-            raise LlmHttpError(f"{url}: the response is not a JSON object")
+            raise LlmHttpError(f"{shown}: the response is not a JSON object")
         return decoded
+
+    def _redacted(self, text: str) -> str:
+        """`text` (a server's error body, which may echo the request) without the secrets."""
+        for secret in (self.api_key, *self.headers.values()):
+            if secret and len(secret) >= 8:  # a short header value is no secret to hunt for
+                text = text.replace(secret, "[redacted]")
+        return text
+
+
+def _public_url(url: str) -> str:
+    """`url` as errors show it: without user info and query (either may carry a key)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 __all__ = [
