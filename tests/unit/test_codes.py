@@ -9,9 +9,8 @@ import pytest
 from sigspec import SignatureError, load, parse_signature
 from sigspec.compiler.breaking import compare
 from sigspec.compiler.generate import compile_project
-from sigspec.compiler.project import MAX_FILE_BYTES
 from sigspec.diagnostics.codes import BREAKING, CODES
-from sigspec.syntax.limits import MAX_DECLARATIONS
+from sigspec.syntax.limits import MAX_DECLARATIONS, MAX_FILE_BYTES
 from sigspec.syntax.scan import MAX_DEPTH
 
 # Codes whose trigger is not a plain .sig text; each has its own test below.
