@@ -48,6 +48,8 @@ def test_validate_takes_the_reply_limits_of_the_configuration(tmp_path: Path) ->
         ('tags = "many"', "limit `tags` must be a positive integer"),
         ("declarations = true", "limit `declarations` must be a positive integer"),
         ("speed = 3", "unknown limit `speed`"),
+        # Deeper, the validators themselves would run out of stack on a value within it.
+        ("depth = 100000", "limit `depth` can be at most 256"),
     ],
 )
 def test_a_bad_limit_is_a_configuration_error(tmp_path: Path, limits: str, message: str) -> None:

@@ -74,9 +74,10 @@ out["innerAny"] = outcome(() => m.parseWhatever("[".repeat(200) + inside + "]".r
 const few: Partial<Limits> = { depth: 3 };
 out["given"] = outcome(() => m.validateRaw({ data: {}, anything: nested(3) }, few));
 out["givenReply"] = outcome(() => m.parseRaw('{"data": {}, "anything": [[[1]]]}', few));
-out["raised"] = outcome(() => m.validateRaw({ data: {}, anything: nested(300) }, { depth: 400 }));
+out["raised"] = outcome(() => m.validateRaw({ data: {}, anything: nested(200) }, { depth: 250 }));
 out["size"] = outcome(() => m.parseName('{"name": "a long enough name"}', { replyChars: 10 }));
 out["badLimit"] = outcome(() => m.parseName('{"name": "x"}', { depth: 0 }));
+out["tooDeepLimit"] = outcome(() => m.parseName('{"name": "x"}', { depth: 257 }));
 // 260,002 tags: a spread of their 130,001 bodies overflowed the stack (RangeError).
 const tags = "<b>x</b>".repeat(130000) + '<answer>{"name": "x"}</answer>';
 out["tags"] = outcome(() => m.parseName(tags));
@@ -147,6 +148,9 @@ def test_limits_given_per_call(results: dict[str, Any]) -> None:
     )
     assert results["badLimit"] == {
         "threw": "RangeError: the limit depth must be a positive integer"
+    }
+    assert results["tooDeepLimit"] == {
+        "threw": "RangeError: the limit depth can be at most 256, not 257"
     }
     assert "ok" in results["emoji"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import pickle
 import sys
 from types import ModuleType
@@ -119,8 +120,8 @@ def test_limits_are_a_keyword_argument_of_every_entry_point(module: ModuleType) 
     assert caught.value.errors == [
         ("root", "nested more than 3 levels deep (the nesting-depth limit)")
     ]
-    deeper = {"data": {}, "anything": nested(300)}
-    assert module.validate_raw(deeper, limits=module.Limits(depth=400)) == deeper
+    deeper = {"data": {}, "anything": nested(200)}  # past the default 128
+    assert module.validate_raw(deeper, limits=module.Limits(depth=250)) == deeper
     with pytest.raises(module.ReplyError, match="nested more than 3 levels deep"):
         module.parse_raw('{"data": {}, "anything": [[[1]]]}', limits=module.Limits(depth=3))
     assert module.parse_raw('{"data": {}, "anything": [[[1]]]}').value["anything"] == [[[1]]]
@@ -202,6 +203,19 @@ def test_limits_are_frozen_and_checked() -> None:
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="positive integer"):
             Limits(depth=bad)  # type: ignore[arg-type]
+
+
+def test_the_deepest_limit_still_validates_without_exhausting_the_stack(module: ModuleType) -> None:
+    """A limit deeper than the validators' own stack allows would bring RecursionError back;
+    the deepest allowed one validates a value at its own depth."""
+    with pytest.raises(ValueError, match="at most 256"):
+        Limits(depth=257)
+    deepest = module.Limits(depth=256)
+    value: Any = 1
+    for _ in range(255):
+        value = [value]
+    assert module.validate_raw({"data": {}, "anything": value}, limits=deepest)["anything"]
+    assert module.parse_raw(json.dumps({"data": {}, "anything": value}), limits=deepest).value
 
 
 # ---- linear work -------------------------------------------------------------------------

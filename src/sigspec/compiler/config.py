@@ -126,6 +126,8 @@ _REPLY_LIMITS = ("reply_chars", "depth", "tags")
 def _limits(data: Any, where: str) -> dict[str, Any]:
     """The `[limits]` table: the front end's (a `SourceLimits`) and the reply limits `sigspec
     validate` passes to the runtime; each a positive integer."""
+    from sigspec.runtime.common import MAX_DEPTH
+
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: `limits` must be a table")
     known = (*_SOURCE_LIMITS, *_REPLY_LIMITS)
@@ -134,6 +136,8 @@ def _limits(data: Any, where: str) -> dict[str, Any]:
             raise ConfigError(f"{where}: unknown limit `{key}`; known: {', '.join(known)}")
         if type(value) is not int or value < 1:
             raise ConfigError(f"{where}: limit `{key}` must be a positive integer")
+        if key == "depth" and value > MAX_DEPTH:  # the runtime's validators recurse per level
+            raise ConfigError(f"{where}: limit `depth` can be at most {MAX_DEPTH}")
     source = {_SOURCE_LIMITS[k]: v for k, v in data.items() if k in _SOURCE_LIMITS}
     reply = tuple((k, data[k]) for k in _REPLY_LIMITS if k in data)
     return {"source_limits": SourceLimits(**source), "reply_limits": reply}

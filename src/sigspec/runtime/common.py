@@ -20,6 +20,11 @@ class ReplyError(ValueError):
         super().__init__(f"{reason}: {detail}" if detail else reason)
 
 
+# The validators recurse once per level (up to three frames): past this, a value within the
+# limit could still exhaust Python's default stack of 1000 frames.
+MAX_DEPTH = 256
+
+
 class Limits:
     """What the reply parser and the validator accept at most; past a limit a reply is
     rejected with a message naming it (`ReplyError`, `ValidationError`). Frozen; give only the
@@ -31,7 +36,8 @@ class Limits:
       shape, a reply of nothing but brackets).
     - `depth`: how deep lists and maps nest in a value (128: JSON answers nest a few levels;
       Python's validator takes up to three stack frames a level, so 128 leaves most of the
-      interpreter's default 1000 frames to the caller).
+      interpreter's default 1000 frames to the caller). At most `MAX_DEPTH`, 256: deeper, the
+      validator itself would run out of stack.
     - `tags`: XML-like tags (`<answer>`, `</answer>`) in a reply that must be searched for its
       answer (10,000: a reply of prose and markup has tens).
     """
@@ -48,6 +54,8 @@ class Limits:
             if type(value) is not int or value < 1:
                 raise ValueError(f"the limit {name} must be a positive integer")
             object.__setattr__(self, name, value)
+        if depth > MAX_DEPTH:
+            raise ValueError(f"the limit depth can be at most {MAX_DEPTH}, not {depth}")
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Limits are frozen: make new ones, Limits(depth=...)")

@@ -190,6 +190,9 @@ export interface Limits {
   readonly tags: number;
 }
 
+/** The deepest `depth` a limit may set: past it the Python validators run out of stack. */
+export const MAX_DEPTH = 256;
+
 export const LIMITS: Limits = Object.freeze({ replyChars: 1024 * 1024, depth: 128, tags: 10_000 });
 
 /** The limits with `given` over the defaults; a limit that is no positive integer throws. */
@@ -200,6 +203,8 @@ export function limitsOf(given: Partial<Limits> | undefined): Limits {
   for (const key of ["replyChars", "depth", "tags"] as const) {
     if (!Number.isInteger(out[key]) || out[key] < 1) throw new RangeError(`the limit ${names[key]} must be a positive integer`);
   }
+  // The same bound as the Python runtime's, so one configuration means the same in both.
+  if (out.depth > MAX_DEPTH) throw new RangeError(`the limit depth can be at most ${MAX_DEPTH}, not ${out.depth}`);
   return Object.freeze(out);
 }
 
