@@ -297,6 +297,25 @@ def test_a_manifest_of_the_wrong_shape_is_not_sigspecs(
     assert tree(tmp_path / "out") == before
 
 
+@pytest.mark.parametrize("flag", ["--check", "--clean"])
+def test_a_manifest_path_that_would_drive_the_terminal_is_refused(
+    tmp_path: Path, flag: str
+) -> None:
+    """`--check` and `--clean` print the manifest's paths: one holding an escape sequence (a
+    file sigspec never writes) makes the manifest foreign, and nothing of it is printed."""
+    project(tmp_path, A)
+    compile_into(tmp_path)
+    evil = "\x1b]0;PWNED\x07x\x1b[2J.json"
+    (tmp_path / "out" / evil).write_text("{}")
+    manifest = json.loads((tmp_path / "out" / MANIFEST).read_text())
+    manifest["files"][evil] = digest("{}")
+    (tmp_path / "out" / MANIFEST).write_text(json.dumps(manifest))
+    result = run_cli("compile", "src", "-o", "out", flag, cwd=tmp_path)
+    assert result.returncode == 2 and "was not written by sigspec" in result.stderr
+    assert "\x1b" not in result.stdout + result.stderr and "\x07" not in result.stderr
+    assert (tmp_path / "out" / evil).read_text() == "{}"
+
+
 def test_a_manifest_that_is_a_link_is_not_sigspecs(tmp_path: Path) -> None:
     project(tmp_path, A)
     compile_into(tmp_path)

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from sigspec.compiler.portable import unsafe_character
 from sigspec.emit.base import MANIFEST, Artifact
 from sigspec.infra.atomic import FolderSwap, folder_swap, swap_folders, write_atomic
 from sigspec.infra.digest import digest
@@ -98,8 +99,9 @@ class Manifest:
 
 def safe_rel(rel: object) -> bool:
     """A relative POSIX path below its folder: no `..`, `.` or empty part, not absolute, no
-    drive or backslash (which Windows would read as a separator)."""
-    if not isinstance(rel, str) or not rel or "\\" in rel or "\0" in rel:
+    drive or backslash (which Windows would read as a separator), and no character that a
+    terminal or a log would act on when the path is printed (`--check`, `--clean`)."""
+    if not isinstance(rel, str) or not rel or "\\" in rel or unsafe_character(rel):
         return False
     parts = rel.split("/")
     return all(p not in ("", ".", "..") for p in parts) and ":" not in parts[0]
@@ -142,7 +144,7 @@ def _manifest_problem(data: Any) -> str | None:
             return f"`{key}` is not a map of paths to hashes"
     unsafe = sorted(k for k in data.get("files", {}) if not safe_rel(k) or k == MANIFEST)
     if unsafe:
-        return f"`files` names a path outside the folder: {unsafe[0]!r}"
+        return f"`files` names a path sigspec never writes: {unsafe[0]!r}"
     return None
 
 
