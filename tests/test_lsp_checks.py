@@ -271,3 +271,28 @@ def test_a_change_supersedes_the_check_running_for_its_document(tmp_path: Path) 
         [diagnostic] = client.diagnostics(uri)
         assert "unknown type `Second`" in diagnostic["message"]
         assert check.texts == [first, "signature a(x :string) -> {y Second}\n"]
+
+
+def test_a_change_under_an_import_root_rechecks_its_importers(tmp_path: Path) -> None:
+    """A file under an import root is named `../shared/x.sig` from the project: the documents
+    importing it are found through its resolved path."""
+    project, shared = tmp_path / "project", tmp_path / "shared"
+    project.mkdir()
+    shared.mkdir()
+    (project / "sigspec.toml").write_text('import_roots = ["../shared"]\n')
+    (shared / "common.sig").write_text(COMMON)
+    main = 'import "../shared/common.sig"\nsignature m(x :string) -> {label Label}\n'
+    (project / "main.sig").write_text(main)
+    (project / "barrier.sig").write_text(BARRIER)
+    with server_process(project) as client:
+        common = client.open(shared / "common.sig", COMMON)
+        main_uri = client.open(project / "main.sig", main)
+        barrier_uri = client.open(project / "barrier.sig", BARRIER)
+        first = diagnostics_by_uri(until_barrier(client, barrier_uri, 2))
+        assert first[main_uri] == [] and first[common] == []
+
+        client.change(common, COMMON.replace("Label", "Tag"), 2)
+        after = until_barrier(client, barrier_uri, 3)
+        assert (main_uri, 1) in published(after)
+        codes = [d["code"] for d in diagnostics_by_uri(after)[main_uri]]
+        assert codes == ["unknown-type"]

@@ -64,7 +64,8 @@ def lint_document(snapshot: Snapshot) -> Checked:
     return Checked(
         diagnostics=tuple(d for d in result.diagnostics if d.path == shown),
         root=root,
-        reads=frozenset(root / source.path for source in result.sources),
+        # Resolved: a file under an import root is named `../shared/x.sig` from the root.
+        reads=frozenset((root / source.path).resolve() for source in result.sources),
         unresolved=any(d.code == codes.IMPORT_NOT_FOUND.name for d in result.diagnostics),
     )
 

@@ -10,6 +10,7 @@ diagnostic on its own document; the others are checked as usual.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,31 +62,42 @@ def _message(diagnostic: Diagnostic) -> str:
 
 
 def to_lsp(
-    diagnostic: Diagnostic, root: Path, uri: str, text: str, codec: PositionCodec
-) -> lsp.Diagnostic:
-    """One sigspec diagnostic on a document holding `text`, ranges in the client's position
-    encoding (UTF-16 code units unless the client chose otherwise)."""
-    source = diagnostic.source or SourceFile(uri, "")
-    related = [
-        lsp.DiagnosticRelatedInformation(
-            lsp.Location(
-                from_fs_path(str(root / label.source.path)) or uri,
-                codec.range_to_client_units(
-                    label.source.text.splitlines(True), _range(label.source, label.span)
+    diagnostics: Sequence[Diagnostic], root: Path, uri: str, text: str, codec: PositionCodec
+) -> list[lsp.Diagnostic]:
+    """Sigspec diagnostics on a document holding `text`, ranges in the client's position
+    encoding (UTF-16 code units unless the client chose otherwise). Each text is split into
+    lines once: a large file with many findings would otherwise be split for each."""
+    split: dict[str, list[str]] = {}
+
+    def lines(of: str) -> list[str]:
+        if of not in split:
+            split[of] = of.splitlines(True)
+        return split[of]
+
+    def one(diagnostic: Diagnostic) -> lsp.Diagnostic:
+        source = diagnostic.source or SourceFile(uri, "")
+        related = [
+            lsp.DiagnosticRelatedInformation(
+                lsp.Location(
+                    from_fs_path(os.path.normpath(root / label.source.path)) or uri,
+                    codec.range_to_client_units(
+                        lines(label.source.text), _range(label.source, label.span)
+                    ),
                 ),
-            ),
-            label.message,
+                label.message,
+            )
+            for label in diagnostic.labels
+        ]
+        return lsp.Diagnostic(
+            range=codec.range_to_client_units(lines(text), _range(source, diagnostic.span)),
+            message=_message(diagnostic),
+            severity=_SEVERITY[diagnostic.severity],
+            code=diagnostic.code,
+            source="sigspec",
+            related_information=related or None,
         )
-        for label in diagnostic.labels
-    ]
-    return lsp.Diagnostic(
-        range=codec.range_to_client_units(text.splitlines(True), _range(source, diagnostic.span)),
-        message=_message(diagnostic),
-        severity=_SEVERITY[diagnostic.severity],
-        code=diagnostic.code,
-        source="sigspec",
-        related_information=related or None,
-    )
+
+    return [one(d) for d in diagnostics]
 
 
 def format_edits(uri: str, text: str, lines: Sequence[str]) -> list[lsp.TextEdit]:
@@ -176,16 +188,14 @@ class _Session:
         """Off the event loop: check one document; a failure is this document's alone."""
         try:
             checked = self.check(snapshot)
-            found = [
-                to_lsp(d, checked.root, uri, snapshot.text, codec) for d in checked.diagnostics
-            ]
+            found = to_lsp(checked.diagnostics, checked.root, uri, snapshot.text, codec)
         # Anything at all: in this worker thread no signal arrives, so whatever is raised
         # (even SystemExit) is a bug in the checker, and must not stop the other checks.
         except BaseException as error:
             logger.error("%s", failure_log(snapshot, error))
             checked = Checked(diagnostics=(), root=snapshot.path.parent, reads=None)
             diagnostic = internal_error(snapshot, error, self.version)
-            found = [to_lsp(diagnostic, checked.root, uri, snapshot.text, codec)]
+            found = to_lsp([diagnostic], checked.root, uri, snapshot.text, codec)
         return _Result(version, found, checked, snapshot.overlay)
 
     def _finish(self, uri: str, result: _Result) -> None:
