@@ -24,6 +24,7 @@ from sigspec.diagnostics.render import human
 from sigspec.diagnostics.source import SourceFile
 from sigspec.infra.atomic import write_atomic
 from sigspec.syntax.fmt.run import format_source
+from sigspec.syntax.limits import SourceLimits
 
 if TYPE_CHECKING:
     from sigspec.compiler.meaning import FileMeaning
@@ -52,18 +53,32 @@ def _refuse(shown: str, reason: str) -> None:
     )
 
 
+def _limits() -> SourceLimits | int:
+    """The configuration's source limits (as `lint` applies them), or exit code 2."""
+    from sigspec.compiler.config import ConfigError, load_config
+
+    try:
+        return load_config(Path.cwd()).source_limits
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
+
+
 def format_files(files: Sequence[Path], *, check: bool, diff: bool, color: bool) -> int:
+    limits = _limits()
+    if isinstance(limits, int):
+        return limits
     failed = 0
     texts: dict[Path, str] = {}
     changes: list[Change] = []
     for path in files:
-        source, diags = read_source(path)
+        source, diags = read_source(path, limits=limits)
         if source is None:
             _report(diags, color)
             failed += 1
             continue
         texts[path.resolve()] = source.text
-        result = format_source(source)
+        result = format_source(source, limits)
         if result.refused is not None:
             _refuse(display_path(path), result.refused)
             failed += 1
@@ -161,13 +176,16 @@ def _meanings(paths: Sequence[Path], texts: Mapping[Path, str]) -> dict[str, Fil
 
 
 def format_stdin() -> int:
+    limits = _limits()
+    if isinstance(limits, int):
+        return limits
     data = sys.stdin.buffer.read()
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
         click.echo("error: standard input is not valid UTF-8", err=True)
         return 1
-    result = format_source(SourceFile("<stdin>", text))
+    result = format_source(SourceFile("<stdin>", text), limits)
     if result.refused is not None:
         _refuse("<stdin>", result.refused)
         return 1

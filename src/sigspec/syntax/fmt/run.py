@@ -17,6 +17,7 @@ from sigspec.diagnostics import Diagnostic, has_errors
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax import ast
 from sigspec.syntax.fmt import printer
+from sigspec.syntax.limits import DEFAULT_LIMITS, SourceLimits
 from sigspec.syntax.parser import parse_module
 
 
@@ -27,24 +28,29 @@ class Formatted:
     refused: str | None = None  # why the reprint was not trusted: a bug in the formatter
 
 
-def format_source(source: SourceFile) -> Formatted:
-    module, diags = parse_module(source)
+def format_source(source: SourceFile, limits: SourceLimits = DEFAULT_LIMITS) -> Formatted:
+    """`source` in the canonical layout, once its reprint is proven to parse to the same syntax
+    (`limits`: the configuration's, as `lint` applies them)."""
+    module, diags = parse_module(source, limits)
     if module is None or has_errors(diags):
         return Formatted(None, diags)
     text = printer.format_module(source, module)
     if text == source.text:
         return Formatted(text, diags)
-    problem = reprint_difference(module, diags, SourceFile(source.path, text))
+    problem = reprint_difference(module, diags, SourceFile(source.path, text), limits)
     if problem is not None:
         return Formatted(None, diags, refused=problem)
     return Formatted(text, diags)
 
 
 def reprint_difference(
-    module: ast.Module, diags: tuple[Diagnostic, ...], reprint: SourceFile
+    module: ast.Module,
+    diags: tuple[Diagnostic, ...],
+    reprint: SourceFile,
+    limits: SourceLimits = DEFAULT_LIMITS,
 ) -> str | None:
     """How the reprint's syntax differs from the source's, in words; None when it does not."""
-    again, again_diags = parse_module(reprint)
+    again, again_diags = parse_module(reprint, limits)
     if again is None or has_errors(again_diags):
         first = next((d for d in again_diags if d.is_error), None)
         where = ""
