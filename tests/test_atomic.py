@@ -441,18 +441,15 @@ def test_the_fast_path_never_calls_an_interrupted_output_up_to_date(
     assert not is_fresh()
 
 
-def test_write_atomic_through_a_link_replaces_its_target_and_keeps_the_link(
-    tmp_path: Path,
-) -> None:
-    """`fmt` writes a source it reached through a link (admitted as inside the project): the
-    link is the user's and stays; the file it points to gets the new content."""
+def test_write_atomic_follows_no_link(tmp_path: Path) -> None:
+    """A link at the path is replaced by the file; what it pointed to is untouched (`fmt`
+    writes a linked source through its resolved path, tests/test_source_files.py)."""
     (tmp_path / "real.sig").write_bytes(b"old")
-    os.chmod(tmp_path / "real.sig", 0o640)
     (tmp_path / "link.sig").symlink_to("real.sig")
     atomic.write_atomic(tmp_path / "link.sig", b"new")
-    assert (tmp_path / "link.sig").is_symlink()
-    assert (tmp_path / "real.sig").read_bytes() == b"new"
-    assert stat_mode(tmp_path / "real.sig") == 0o640
+    assert not (tmp_path / "link.sig").is_symlink()
+    assert (tmp_path / "link.sig").read_bytes() == b"new"
+    assert (tmp_path / "real.sig").read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.sig", "real.sig"]
 
 

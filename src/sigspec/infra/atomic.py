@@ -34,12 +34,11 @@ from typing import Any
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace `path` with `data` in one step. `mode` sets the permissions (default: those of
-    the file being replaced, else 0o644). A link is kept: the file it points to is replaced
-    (the caller decides whether that file may be written: `fmt` has admitted it as a source)."""
+    the file being replaced, else 0o644). No link is followed: a link at `path` is replaced by
+    the file. A caller that means a link's target (`fmt`, on a source it admitted) passes the
+    resolved path."""
     import tempfile  # here: `sigspec lint` never writes, and tempfile costs start-up time
 
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
     if mode is None:
         try:
             mode = path.stat().st_mode & 0o7777
