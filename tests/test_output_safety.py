@@ -400,7 +400,9 @@ def test_read_file_takes_only_regular_files_through_real_folders(tmp_path: Path)
 # ---- 6. package names from the configuration -------------------------------------------------
 
 
-@pytest.mark.parametrize("package", ["../../../escape_pkg", "/abs", "a/b", "a..b", ""])
+@pytest.mark.parametrize(
+    "package", ["../../../escape_pkg", "/abs", "a/b", "a..b", "", "con", "acme.LPT1", "class"]
+)
 def test_a_package_name_that_is_not_dotted_is_a_config_error(tmp_path: Path, package: str) -> None:
     """`package` is joined to the output folder's python/: a path in it would write above the
     output folder (or anywhere, absolute). It must be a dotted identifier."""

@@ -11,15 +11,10 @@ from collections.abc import Iterator, Sequence
 from sigspec.diagnostics import Diagnostic, Label, codes
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.emit.layout import prompt_paths, provider_path, schema_paths
-from sigspec.lower.names import module_collisions, module_path
+from sigspec.lower.names import WINDOWS_RESERVED, module_collisions, module_path
 from sigspec.lower.quoting import visible
 from sigspec.semantics import ir
 
-WINDOWS_RESERVED = frozenset(
-    {"con", "prn", "aux", "nul"}
-    | {f"com{n}" for n in range(1, 10)}
-    | {f"lpt{n}" for n in range(1, 10)}
-)
 _START = Span(0, 0)
 # The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes or UTF-16 units).
 MAX_FILE_NAME = 255

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from sigspec.lower.names import WINDOWS_RESERVED
 from sigspec.lower.providers import NAMES as PROVIDER_NAMES
 
 
@@ -40,8 +41,11 @@ def dotted_name(value: str) -> str | None:
     parts = value.split(".")
     if not all(p.isascii() and p.isidentifier() for p in parts):
         return "must be a dotted Python name such as `signatures` or `acme.signatures`"
-    bad = [part for part in value.split(".") if keyword.iskeyword(part)]
-    return f"`{bad[0]}` is a Python keyword" if bad else None
+    bad = [part for part in parts if keyword.iskeyword(part)]
+    if bad:
+        return f"`{bad[0]}` is a Python keyword"
+    devices = [part for part in parts if part.lower() in WINDOWS_RESERVED]
+    return f"`{devices[0]}` is a device name Windows refuses as a folder" if devices else None
 
 
 Check = Callable[[Any], "str | None"]

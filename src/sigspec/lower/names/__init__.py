@@ -21,6 +21,13 @@ RESERVED_MODULES = frozenset(
     {"__init__", "_common", "_runtime", "_reply", "_client", "_mustache", "models", "client"}
 )
 
+# Device names Windows refuses as a file or folder name, whatever the extension.
+WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"}
+    | {f"com{n}" for n in range(1, 10)}
+    | {f"lpt{n}" for n in range(1, 10)}
+)
+
 ModulePath = tuple[str, ...]
 
 
