@@ -64,8 +64,10 @@ OLD_PREFIX = ".sigspec-old-"  # the previous output, moved aside by the two-rena
 # its deletion may then be interrupted at any point without anything being salvaged from it.
 TRASH_PREFIX = ".sigspec-trash-"
 
-# Opening a file never follows a link in its last name, nor waits on a fifo (where the system
-# has these flags: Windows has neither links of this kind nor fifos).
+# Opening a file never follows a link in its last name, nor waits on a fifo, where the system
+# has these flags. Windows has neither flag nor fifos; it has links and junctions, which the
+# lstat checks below see as links (a junction, as a folder: git checks out none, so a
+# junction in an output folder is one its owner made there).
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | _NOFOLLOW
