@@ -46,6 +46,7 @@ EXPONENTIAL = [
     r"^(a?){25}$",
     r"^(\s*|x){0,30}$",
     r"^((?>a+)|a|aa)+$",  # an atomic part does not hide its neighbours' overlap
+    "(?:x[a-z]+)" * 15,  # n**15: past the old budget, so it used to pass
 ]
 POLYNOMIAL = [
     r"^[^@]+@[^@]+\.[^@]+$",
@@ -111,6 +112,9 @@ NOT_ANALYSED = [
     r"^(a)?(?(1)b|c)$",  # conditional groups
     "(" * 500 + "a" + ")" * 500,
     "(a|b?)" * 70 + "$",
+    "b?" * 55 + "a",  # every choice of the b's: slow, and too many pairs to prove it
+    "(?:x[a-z]+)" * 60,
+    "(?:x[a-z]+)" * 600,  # the budget is for the whole pattern, not for each piece
 ]
 
 
@@ -154,6 +158,7 @@ def test_not_analysed_says_why() -> None:
     assert verbose is not None and verbose.reason == "the inline flag `x` is not analysed"
     large = analyse("(a|b?)" * 70)
     assert large is not None and f"more than {MAX_POSITIONS} character positions" in large.reason
+    assert large.reason.startswith("it is too large to analyse")
     assert "(a|b?)(a|b?)" in large.reason and "...`" in large.reason
 
 

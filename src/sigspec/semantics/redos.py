@@ -22,11 +22,13 @@ part that can match the empty string (`(a?){25}`) is slow by itself: a failing s
 the engine try every choice of which copies match, 2**25 of them.
 
 What it does not do, on purpose: it ignores anchors and lookarounds (a match that fails
-late is the attack) and reads counted repetitions past 10 as unbounded. A pattern with more
-than 60 positions, or whose product graph would take more than 60,000 steps (tens of
+late is the attack) and reads counted repetitions past 10 as unbounded. The product graph
+is explored only from the pairs `(p, p)`, where ambiguity starts. A pattern with more than
+200 positions, or whose product graph would take more than 60,000 steps (tens of
 milliseconds), is analysed piece by piece instead (each group or repetition that fits on its
-own); whatever still cannot be analysed (too large, or syntax the parser does not follow) is
-reported as not analysed, never passed in silence. An email-ish `^[^@\\s]+@[^@\\s]+$` is not
+own, within four times that budget for the whole pattern); whatever still cannot be analysed
+(too large, or syntax the parser does not follow) is reported as not analysed, never passed
+in silence. An email-ish `^[^@\\s]+@[^@\\s]+$` is not
 reported: `@` separates its two repetitions, so each character can be matched in one way only.
 """
 
@@ -54,6 +56,8 @@ from sigspec.semantics.regex import (
 MAX_UNROLL = 10  # copies of a counted repetition; a larger count is read as unbounded
 MAX_POSITIONS = 200  # larger automata are analysed piece by piece (pairs grow as n**2)
 MAX_WORK = 60_000  # steps through the pair graph beyond which we give up on a piece
+PAIR_COST = 4  # steps a pair costs beyond its edges (it is also in the component search)
+TOTAL_WORK = 4 * MAX_WORK  # steps for the whole pattern, all its pieces together
 ERROR_DEGREE = 4  # a polynomial of this degree is as bad as exponential in practice
 SHOWN = 60  # characters of a piece quoted in a message
 ATOMIC_TAG = 0  # the one tag of every edge from an atomic position back to itself
@@ -104,6 +108,19 @@ class _Part:
 
 class _TooLarge(Exception):
     pass
+
+
+@dataclass
+class _Budget:
+    """Steps left for one pattern (a pattern analysed piece by piece must not cost more
+    than a few whole ones)."""
+
+    left: int = TOTAL_WORK
+
+    def spend(self, steps: int, limit: int = MAX_WORK) -> None:
+        self.left -= steps
+        if steps > limit:
+            raise _TooLarge
 
 
 def _position(node: Chars, auto: _Automaton, loop: tuple[int, int] | None) -> int:
@@ -270,7 +287,9 @@ def _steps(auto: _Automaton, p: int) -> list[tuple[int, int, Ranges | None]]:
     return out
 
 
-def _pair_graph(auto: _Automaton) -> tuple[dict[Pair, list[Pair]], set[tuple[Pair, Pair]]]:
+def _pair_graph(
+    auto: _Automaton, budget: _Budget
+) -> tuple[dict[Pair, list[Pair]], set[tuple[Pair, Pair]]]:
     """Pairs of positions reading the same text, from the pairs `(p, p)` on (only those can
     lead to ambiguity); and the steps from `(p, p)` to `(q, q)` that two different edges
     make (two loops around the same text). Raises `_TooLarge` past `MAX_WORK` steps."""
@@ -293,9 +312,9 @@ def _pair_graph(auto: _Automaton) -> tuple[dict[Pair, list[Pair]], set[tuple[Pai
     work = 0
     while pending:
         p, q = pending.pop()
-        work += len(steps[p]) * len(steps[q]) + 1
+        work += len(steps[p]) * len(steps[q]) + PAIR_COST
         if work > MAX_WORK:
-            raise _TooLarge
+            budget.spend(work)
         targets: set[Pair] = set()
         for p2, tag_p, ranges_p in steps[p]:
             for q2, tag_q, ranges_q in steps[q]:
@@ -307,6 +326,7 @@ def _pair_graph(auto: _Automaton) -> tuple[dict[Pair, list[Pair]], set[tuple[Pai
         for target in targets - seen:
             seen.add(target)
             pending.append(target)
+    budget.spend(work)
     return graph, split
 
 
@@ -382,25 +402,31 @@ def analyse(pattern: str) -> Finding | None:
     node = read(pattern)
     if isinstance(node, str):
         return Finding(False, node, analysed=False)
-    found, skipped = _search(node, pattern)
+    found, skipped = _search(node, pattern, _Budget())
     if found is not None:  # a definite finding first; the rest is reported once it is fixed
         return found
     if skipped is not None:
-        shown = skipped if len(skipped) <= SHOWN else skipped[: SHOWN - 3] + "..."
         return Finding(
             False,
-            f"`{shown}` has more than {MAX_POSITIONS} character positions or too many ways "
-            f"to combine them to check in {MAX_WORK:,} steps; split or simplify it",
+            f"it is too large to analyse (more than {MAX_POSITIONS} character positions, or "
+            f"more than {MAX_WORK:,} steps) from `{_quote(skipped)}`; split or simplify it",
             analysed=False,
         )
     return None
 
 
-def _search(node: Node, pattern: str) -> tuple[Finding | None, str | None]:
+def _quote(text: str) -> str:
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+
+
+def _search(node: Node, pattern: str, budget: _Budget) -> tuple[Finding | None, str | None]:
     """The worst finding in `node`, analysed whole or else piece by piece; and the text of
     the first piece too large to analyse at all."""
+    if budget.left <= 0:
+        start, end = _span(node)
+        return None, pattern[start:end]
     try:
-        return _analyse_tree(node, pattern), None
+        return _analyse_tree(node, pattern, budget), None
     except _TooLarge:
         pass
     match node:
@@ -413,7 +439,7 @@ def _search(node: Node, pattern: str) -> tuple[Finding | None, str | None]:
     if not pieces:
         start, end = _span(node)
         return None, pattern[start:end]
-    results = [_search(piece, pattern) for piece in pieces]
+    results = [_search(piece, pattern, budget) for piece in pieces]
     findings = [f for f, _ in results if f is not None]
     worst = max(findings, key=lambda f: f.exponential, default=None)
     skipped = next((s for _, s in results if s is not None), None)
@@ -435,36 +461,37 @@ def _span(node: Node) -> tuple[int, int]:
             return 0, 0
 
 
-def _analyse_tree(node: Node, pattern: str) -> Finding | None:
+def _analyse_tree(node: Node, pattern: str, budget: _Budget) -> Finding | None:
     """Raises `_TooLarge` past the budget."""
     auto = _Automaton()
-    _build(node, auto, None)
+    try:
+        _build(node, auto, None)
+    finally:
+        budget.spend(len(auto.chars), limit=MAX_POSITIONS)
     if auto.blowups:
         blowup = auto.blowups[0]
         count = blowup.high if blowup.high is not None else blowup.low
         return Finding(
             True,
-            f"`{pattern[blowup.start : blowup.end]}` repeats a part that can match the empty "
-            f"string {count} times, so a failing string tries every choice of which copies "
-            "match",
+            f"`{_quote(pattern[blowup.start : blowup.end])}` repeats a part that can match "
+            f"the empty string {count} times, so a failing string tries every choice of which "
+            "copies match",
         )
-    if sum(len(f) for f in auto.follow) > MAX_WORK:
-        raise _TooLarge
-    graph, split = _pair_graph(auto)
+    budget.spend(sum(len(f) for f in auto.follow))
+    graph, split = _pair_graph(auto, budget)
     ambiguous = _exponential(auto, graph, split)
     if ambiguous is not None:
         start, end = auto.loops[ambiguous]
-        return Finding(True, f"`{pattern[start:end]}` can match the same text in many ways")
+        return Finding(True, f"`{_quote(pattern[start:end])}` can match the same text in many ways")
     looping = _looping(auto)
     pair_edges = sum(len(t) for t in graph.values())
-    if 2 * len(looping) * pair_edges > MAX_WORK:
-        raise _TooLarge
+    budget.spend(2 * len(looping) * pair_edges)
     chain = _longest_chain(_polynomial_steps(graph, looping))
     if len(chain) < 2:
         return None
     start = min(auto.loops[p][0] for p in chain)
     end = max(auto.loops[p][1] for p in chain)
-    text = pattern[start:end]
+    text = _quote(pattern[start:end])
     degree = len(chain)
     return Finding(
         degree >= ERROR_DEGREE,

@@ -48,8 +48,7 @@ class Repeat:
     high: int | None  # None: unbounded
     start: int
     end: int
-    # Possessive or atomic: it takes its one match and never gives any of it back, so the
-    # only text it can be asked to re-split is none at all.
+    # Possessive or atomic: it keeps the first match it finds and is never backtracked into.
     atomic: bool = False
 
 
@@ -149,23 +148,24 @@ _MAX_CASED = 0x1E944  # no code point past this one has a case variant
 def _case_classes() -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
     """The code points with case variants (sorted) and, for each, every code point it is
     case-equivalent to. A superset of what `re.IGNORECASE` folds together (`K`, `k` and the
-    Kelvin sign; `s`, `S` and the long s): a wider class can only report more."""
-    parent = list(range(_MAX_CASED))
+    Kelvin sign; `s`, `S` and the long s): a wider class can only report more. Built once,
+    on the first case-insensitive pattern."""
+    parent: dict[int, int] = {}
 
     def root(c: int) -> int:
-        while parent[c] != c:
-            parent[c] = parent[parent[c]]
+        while parent.setdefault(c, c) != c:
             c = parent[c]
         return c
 
     for c in range(_MAX_CASED):
-        for other in (chr(c).lower(), chr(c).upper()):
-            if len(other) == 1 and ord(other) != c and ord(other) < _MAX_CASED:
+        char = chr(c)
+        for other in (char.lower(), char.upper()):
+            if other != char and len(other) == 1:
                 parent[root(c)] = root(ord(other))
     groups: dict[int, list[int]] = {}
-    for c in range(_MAX_CASED):
+    for c in sorted(parent):
         groups.setdefault(root(c), []).append(c)
-    cased = sorted(c for members in groups.values() if len(members) > 1 for c in members)
+    cased = sorted(parent)
     return tuple(cased), tuple(tuple(groups[root(c)]) for c in cased)
 
 
