@@ -170,18 +170,29 @@ def _sequence(builders: list[Callable[[], _Part]], auto: _Automaton) -> _Part:
 
 
 def _atomic(node: Repeat, auto: _Automaton, loop: tuple[int, int] | None) -> _Part:
-    """One position for the whole part: it matches one way from wherever it starts."""
+    """One position for the whole part: it matches one way from wherever it starts. It
+    loops on its own characters only if it can read any number of them (`(?>ab)` is read
+    as one character of `[ab]`, a bounded part has no length a neighbour could share)."""
     body = Repeat(node.body, node.low, node.high, node.start, node.end)
-    width = _width(body)
-    if width == 0:
+    if _width(body) == 0:
         return _Part(True, [], [])
     p = _position(Chars(_letters(body), node.start, node.end), auto, loop)
-    if width > 1:
+    if _unbounded(body):
         auto.atomic.add(p)
         auto.follow[p].add((p, ATOMIC_TAG))
         if _run(body):
             auto.runs.add(p)
     return _Part(_nullable(body), [p], [p])
+
+
+def _unbounded(node: Node) -> bool:
+    """Can the part read any number of characters?"""
+    match node:
+        case Alt(parts) | Seq(parts):
+            return any(_unbounded(p) for p in parts)
+        case Repeat(body, _, high):
+            return _width(body) > 0 and (high is None or _unbounded(body))
+    return False
 
 
 def _run(node: Node) -> bool:
