@@ -719,6 +719,20 @@ POLYNOMIAL_PATTERN = Code(
     "reason if replies are short.",
     'signature f() -> {email :string @pattern("^[^@]+@[^@]+\\\\.[^@]+$")}\n',
 )
+PATTERN_NOT_ANALYSED = Code(
+    "pattern-not-analysed",
+    Phase.CHECK,
+    W,
+    "`@pattern` was not checked for slow backtracking: {reason}",
+    "A `@pattern` is too large or uses syntax the ReDoS check does not follow.",
+    "sigspec checks every `@pattern` for exponential or polynomial backtracking (see "
+    "`slow-pattern`). A pattern it cannot analyse (more character positions or "
+    "combinations than its budget, or syntax such as the verbose flag `(?x)` or a "
+    "conditional group) is reported rather than passed unchecked, since it may be slow. "
+    "Simplify or split the pattern (bounded repetitions, fewer alternatives), or suppress "
+    "with a reason once you have checked it.",
+    'signature f() -> {code :string @pattern("(?x) ^ [a-z]+ $")}\n',
+)
 TOO_MANY_DECLARATIONS = Code(
     "too-many-declarations",
     Phase.SYNTAX,
@@ -797,6 +811,7 @@ CODES: dict[str, Code] = {
         UNGUARDED_RECURSION,
         SLOW_PATTERN,
         POLYNOMIAL_PATTERN,
+        PATTERN_NOT_ANALYSED,
         TOO_MANY_DECLARATIONS,
     )
 }

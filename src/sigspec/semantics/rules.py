@@ -152,7 +152,12 @@ def _slow_pattern(site: FieldSite, patterns: SlowPatterns) -> Iterator[Diagnosti
     """Patterns a crafted reply can make backtrack for seconds or forever (ReDoS)."""
     for c in site.field.constraints:
         if isinstance(c, ir.Pattern) and (found := patterns.finding(c.regex)) is not None:
-            code = codes.SLOW_PATTERN if found.exponential else codes.POLYNOMIAL_PATTERN
+            if not found.analysed:
+                code = codes.PATTERN_NOT_ANALYSED
+            elif found.exponential:
+                code = codes.SLOW_PATTERN
+            else:
+                code = codes.POLYNOMIAL_PATTERN
             yield code.at(site.source, _attr_span(site, "pattern"), reason=found.reason)
 
 
