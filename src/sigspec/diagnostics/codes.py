@@ -733,6 +733,39 @@ PATTERN_NOT_ANALYSED = Code(
     "with a reason once you have checked it.",
     'signature f() -> {code :string @pattern("(?x) ^ [a-z]+ $")}\n',
 )
+# Types that every emitter walks with their named types followed (semantics/graphs.py).
+TYPE_TOO_DEEP = Code(
+    "type-too-deep",
+    Phase.CHECK,
+    E,
+    "{subject} nests {depth} levels deep with its named types written out (at most {limit}): "
+    "{chain}",
+    "A type, with its named types followed, is nested deeper than sigspec allows.",
+    "Depth counts the maps and lists a value passes through and each named type followed on "
+    "the way: with `type A = {next B?}` and `type B = {x :int}`, `A` is 3 levels deep (its "
+    "map, `B`, its map). The limit is the "
+    "one for brackets in a single declaration; no provider accepts anywhere near it (OpenAI "
+    "allows 10 levels), and past it the generated code and schemas would be deeper than the "
+    "tools that read them. A long chain of types each holding the next is usually generated: "
+    "flatten it into a list (`steps [Step]`).",
+    "type A = " + "[" * 40 + ":int" + "]" * 40 + "\ntype B = " + "[" * 30 + "A" + "]" * 30 + "\n",
+)
+TYPE_TOO_LARGE = Code(
+    "type-too-large",
+    Phase.CHECK,
+    E,
+    "{subject} has more than {limit} nodes with its named types written out in place",
+    "A signature's type grows past sigspec's size limit once its named types are inlined.",
+    "The prompts' output shape and inline signature and Gemini's OpenAPI schema write each "
+    "named type out wherever it is used: `type B = {x A, y A}` writes `A` twice, and a chain "
+    "of such types doubles at each step (30 lines give a billion nodes). Keep the shape a "
+    "model has to answer in small: share less structure, or split the signature.",
+    "type D0 = {a :int}\n"
+    + "".join(
+        f"type D{i} = {{a D{i - 1}, b D{i - 1}, c D{i - 1}, d D{i - 1}}}\n" for i in range(1, 8)
+    )
+    + "signature f() -> D7\n",
+)
 TOO_MANY_DECLARATIONS = Code(
     "too-many-declarations",
     Phase.SYNTAX,
@@ -812,6 +845,8 @@ CODES: dict[str, Code] = {
         SLOW_PATTERN,
         POLYNOMIAL_PATTERN,
         PATTERN_NOT_ANALYSED,
+        TYPE_TOO_DEEP,
+        TYPE_TOO_LARGE,
         TOO_MANY_DECLARATIONS,
     )
 }

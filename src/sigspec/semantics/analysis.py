@@ -18,6 +18,7 @@ from sigspec.semantics.rules import (
     check_infinite_types,
     check_modes,
     check_tools,
+    check_type_graphs,
 )
 from sigspec.semantics.scope import ParsedFile, build_table
 from sigspec.semantics.types import inhabited_types
@@ -35,6 +36,7 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
     for site in resolved.sites:
         diags += check_field(site, project.types, defaults, patterns)
     diags += check_infinite_types(resolved.project)  # before the loops stood in for `:any`
+    diags += check_type_graphs(project)
     tools = {ir.fold(t.name) for t in project.tools}
     decls = _syntax_by_origin(files)
     for sig in (*project.signatures, *project.tools):

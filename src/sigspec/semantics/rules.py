@@ -16,6 +16,7 @@ from sigspec.semantics.types import (
     is_numeric,
     is_stringy,
     reachable_fields,
+    referenced_names,
     strip_optional,
 )
 from sigspec.syntax import ast
@@ -215,3 +216,40 @@ def check_tools(sig: ir.Signature, syntax: ast.SignatureDecl, tools: set[str]) -
         for name in sig.tools
         if ir.fold(name) not in tools
     ]
+
+
+def check_type_graphs(project: ir.Project) -> Iterator[Diagnostic]:
+    """Types too deep or too large once their named types are followed (semantics/graphs.py):
+    each reported once, where the excess starts (a chain's first type, not all of them)."""
+    from sigspec.semantics.cycles import render_cycle
+    from sigspec.semantics.graphs import MAX_EXPANDED_NODES, MAX_TYPE_DEPTH, TypeGraph
+
+    graph = TypeGraph(project.types)
+    deep = {n for n in project.types if graph.named(n).depth - 1 > MAX_TYPE_DEPTH}
+    inner = {r for n in deep for r in referenced_names(project.types[n].type)}
+    for name in (n for n in project.types if n in deep and n not in inner):
+        m = graph.named(name)
+        yield codes.TYPE_TOO_DEEP.at_origin(
+            project.types[name].origin,
+            subject=f"type `{name}`",
+            depth=m.depth - 1,
+            limit=MAX_TYPE_DEPTH,
+            chain=render_cycle(graph.chain(name)),
+        )
+    for sig in (*project.signatures, *project.tools):
+        parts = [(f"parameter `{p.name}` of `{sig.name}`", p.type) for p in sig.params]
+        for subject, t in [*parts, (f"the output of `{sig.name}`", sig.output)]:
+            m = graph.measure(t)
+            # `-> T` is as deep as T's declaration, which is checked (and reported) above.
+            if m.depth > MAX_TYPE_DEPTH and not isinstance(t, ir.Ref) and m.via not in deep:
+                yield codes.TYPE_TOO_DEEP.at_origin(
+                    sig.origin,
+                    subject=subject,
+                    depth=m.depth,
+                    limit=MAX_TYPE_DEPTH,
+                    chain=render_cycle(graph.chain(m.via)) or "(no named type)",
+                )
+            if m.size > MAX_EXPANDED_NODES:
+                yield codes.TYPE_TOO_LARGE.at_origin(
+                    sig.origin, subject=subject, limit=MAX_EXPANDED_NODES
+                )

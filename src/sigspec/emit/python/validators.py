@@ -30,31 +30,53 @@ class SigView:
     deep: bool  # may a valid value nest past the default depth limit (checked first, then)
 
 
-def nesting(
-    t: ir.TypeRef, types: Mapping[str, ir.TypeDef], seen: frozenset[str] = frozenset()
-) -> int:
+def nesting(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> int:
     """How deep lists and maps nest in a value of type `t` at most; -1 for no bound (`:any`,
     `:map`, an open map's extra fields, a recursive type)."""
-    match t:
-        case ir.Prim(kind):
-            return -1 if kind in ("any", "map") else 0
-        case ir.Literal():
-            return 0
-        case ir.Optional(inner):
-            return nesting(inner, types, seen)
-        case ir.Ref(name):
-            return -1 if name in seen else nesting(types[name].type, types, seen | {name})
-        case ir.ListOf(item):
-            below = nesting(item, types, seen)
-            return -1 if below < 0 else below + 1
-        case ir.MapOf(fields, is_open):
-            depths = [nesting(f.type, types, seen) for f in fields]
-            return -1 if is_open or -1 in depths else max(depths, default=0) + 1
-        case ir.Union(members):
-            depths = [nesting(m, types, seen) for m in members]
-            return -1 if -1 in depths else max(depths)
-        case _:
-            assert_never(t)
+    return _Nesting(types).of(t)
+
+
+class _Nesting:
+    """`nesting`, each named type measured once: a diamond of types (`type A = {x B, y B}`)
+    would otherwise be walked once per path, 2**n times."""
+
+    def __init__(self, types: Mapping[str, ir.TypeDef]) -> None:
+        self.types = types
+        self.known: dict[str, int] = {}
+        self.open: set[str] = set()  # named types being measured: meeting one is recursion
+
+    def of(self, t: ir.TypeRef) -> int:
+        match t:
+            case ir.Prim(kind):
+                return -1 if kind in ("any", "map") else 0
+            case ir.Literal():
+                return 0
+            case ir.Optional(inner):
+                return self.of(inner)
+            case ir.Ref(name):
+                return self.named(name)
+            case ir.ListOf(item):
+                below = self.of(item)
+                return -1 if below < 0 else below + 1
+            case ir.MapOf(fields, is_open):
+                depths = [self.of(f.type) for f in fields]
+                return -1 if is_open or -1 in depths else max(depths, default=0) + 1
+            case ir.Union(members):
+                depths = [self.of(m) for m in members]
+                return -1 if -1 in depths else max(depths)
+            case _:
+                assert_never(t)
+
+    def named(self, name: str) -> int:
+        # A recursive type is unbounded (-1), and -1 passes up through every type around
+        # it: what is remembered for a name never depends on the path that reached it.
+        if name in self.open:
+            return -1
+        if name not in self.known:
+            self.open.add(name)
+            self.known[name] = self.of(self.types[name].type)
+            self.open.discard(name)
+        return self.known[name]
 
 
 def _deep(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> bool:
