@@ -109,6 +109,9 @@ SIG_PIECES = [
     b"[" * 70,
     b"{a " * 40,
     b"type U = U?\n",
+    # Shapes that once crashed or slowed the targets: a long chain, a diamond.
+    b"".join(b"type C%d = {b C%d?}\n" % (i, i + 1) for i in range(120)),
+    b"".join(b"type D%d = {a D%d, b D%d}\n" % (i, i + 1, i + 1) for i in range(24)),
 ]
 
 # Layout only: most files stay valid, so the round trip is checked on many of them.
