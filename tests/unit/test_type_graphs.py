@@ -88,6 +88,32 @@ def test_a_cyclic_diamond_is_measured_within_the_cap(tmp_path: Path) -> None:
     assert "type-too-large" in codes_of(tmp_path, text)
 
 
+def test_a_large_ring_of_types_is_measured_within_a_total_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 types that all reach one another (a ring with a second edge each): each was
+    unfolded to the cap, copying its path at every step, which took minutes. Unfolding stops
+    past the depth limit, and the part shares one budget of visits."""
+    from sigspec.semantics import graphs
+
+    n = 2000
+    lines = [f"type T{i} = {{next [T{(i + 1) % n}], other [T{(i + 7) % n}]}}" for i in range(n)]
+    text = "\n".join([*lines, "signature s() -> T0", ""])
+    visits: list[int] = []
+    real = graphs.TypeGraph._measure
+
+    def counted(self: graphs.TypeGraph, *args: object) -> graphs.Measure:
+        before = self._budget
+        found = real(self, *args)  # type: ignore[arg-type]
+        visits.append(before - self._budget)
+        return found
+
+    monkeypatch.setattr(graphs.TypeGraph, "_measure", counted)
+    found = codes_of(tmp_path, text)
+    assert "type-too-deep" in found and "type-too-large" in found
+    assert sum(visits) <= graphs._BUDGET + len(visits)
+
+
 def test_a_long_alias_chain_is_measured_without_recursion(tmp_path: Path) -> None:
     n = 5000
     lines = [f"type A{i} = A{i + 1}" for i in range(n)]

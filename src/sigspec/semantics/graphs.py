@@ -33,6 +33,11 @@ MAX_TYPE_DEPTH = 64
 # while the emitters still write it in well under a second.
 MAX_EXPANDED_NODES = 10_000
 _CAP = MAX_EXPANDED_NODES + 1  # sizes are counted up to here: a diamond's 2**n stays small
+# Nodes visited in all while unfolding cyclic parts. Each member of a part costs at most _CAP
+# visits, and only one whose unfolding reaches the cap costs that much (it is too large
+# anyway); without a total, a ring of thousands of types took minutes. Past it, the members
+# left count as too large.
+_BUDGET = 2_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +53,7 @@ class TypeGraph:
     def __init__(self, types: Mapping[str, TypeDef]) -> None:
         self._types = types
         self._named: dict[str, Measure] = {}
+        self._budget = _BUDGET
         edges = {n: [r for r in referenced_names(t.type) if r in types] for n, t in types.items()}
         # Tarjan lists each part after every part it reaches: their measures are known.
         for part in components(edges):
@@ -72,9 +78,17 @@ class TypeGraph:
         depth, size, via = 0, 0, None
         stack: list[tuple[TypeRef, int, tuple[str, ...], str | None]] = [(t, 0, path, None)]
         while stack and size < _CAP:
+            if within:
+                self._budget -= 1
+                if self._budget < 0:
+                    return Measure(depth, _CAP, via)
             node, level, on_path, first = stack.pop()
             match node:
-                case Ref(name) if name in within and name not in on_path:
+                # Past the depth limit the answer is known: unfolding stops (and the path
+                # copied at each step stays short).
+                case Ref(name) if (
+                    name in within and name not in on_path and level <= MAX_TYPE_DEPTH
+                ):
                     stack.append(
                         (self._types[name].type, level + 1, (*on_path, name), first or name)
                     )
