@@ -2077,7 +2077,7 @@ export function buildRequest(spec: Spec, values: unknown): Request {
  * param the output has a field for, by name. */
 export function pipeArgs(
   step: Step<unknown>,
-  params: readonly string[],
+  ...params: string[]
 ): Record<string, unknown> {
   const value = step.return;
   if (!isMap(value))
@@ -2090,11 +2090,24 @@ export function pipeArgs(
   return out;
 }
 
+/** A pipeline step's options: the pipeline's turn budget and, after the first step, the
+ * field descriptions the previous step's answer came with. */
+export function stepOptions(
+  options: { maxTurns?: number | undefined },
+  previous?: Step<unknown>,
+): JsonOptions {
+  return {
+    maxTurns: options.maxTurns,
+    fieldDescriptions: previous?.fieldDescriptions,
+  };
+}
+
 /** A pipeline's result: the last step's value, every step's turns, the summed usage. */
-export function chain<T>(steps: Step<unknown>[], last: Step<T>): Step<T> {
+export function chain<T>(...steps: [...Step<unknown>[], Step<T>]): Step<T> {
   const usage: Record<string, number> = {};
   const turns: Turn[] = [];
-  for (const step of [...steps, last]) {
+  const last = steps[steps.length - 1] as Step<T>;
+  for (const step of steps) {
     addUsage(usage, step.usage);
     for (const turn of step.turns) turns.push(turn);
   }
