@@ -35,9 +35,29 @@ class Float {
 }
 
 export type Issue = [string, string];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Descriptor = readonly any[];
+/** A type as the runtime reads it (generated code holds them as JSON text): a kind, then
+ * what that kind needs (`["list", item]`, `["map", fields, open]`, ...). */
+export type Descriptor = readonly unknown[];
+/** A map's field: name, alias, type, required, has a default, the default, @fallback, its
+ * constraints (`[keyword, bound]` pairs). */
+type Field = readonly [
+  string,
+  string,
+  Descriptor,
+  boolean,
+  boolean,
+  unknown,
+  boolean,
+  Descriptor,
+];
 export type Types = { readonly [name: string]: Descriptor };
+
+/** Whether `text` holds a control character (below U+0020), which strict JSON refuses. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++)
+    if (text.charCodeAt(i) < 0x20) return true;
+  return false;
+}
 
 const hasOwn = (o: object, key: string): boolean =>
   Object.prototype.hasOwnProperty.call(o, key);
@@ -356,9 +376,9 @@ class Checker {
   check(d: Descriptor, v: unknown, path: string): unknown {
     switch (d[0]) {
       case "opt":
-        return v === null ? null : this.check(d[1], v, path);
+        return v === null ? null : this.check(d[1] as Descriptor, v, path);
       case "ref":
-        return this.check(this.types[d[1]] as Descriptor, v, path);
+        return this.check(this.types[d[1] as string] as Descriptor, v, path);
       case "str":
       case "keyword":
         return typeof v === "string"
@@ -528,7 +548,7 @@ class Checker {
     for (const member of members) {
       let resolved = member;
       while (resolved[0] === "ref")
-        resolved = this.types[resolved[1]] as Descriptor;
+        resolved = this.types[resolved[1] as string] as Descriptor;
       if (resolved[0] === "lit") out.push(resolved[1]);
     }
     return out;
@@ -559,7 +579,7 @@ class Checker {
     const out: unknown[] = [];
     let ok = true;
     (items as unknown[]).forEach((element, index) => {
-      const result = this.check(d[1], element, at(path, index));
+      const result = this.check(d[1] as Descriptor, element, at(path, index));
       ok = ok && result !== INVALID;
       out.push(result);
     });
@@ -585,8 +605,8 @@ class Checker {
     const out: Record<string, unknown> = {};
     let ok = true;
     for (const field of d[1] as Descriptor[]) {
-      const keys = groups.get(field[1]);
-      groups.delete(field[1]);
+      const keys = groups.get(field[1] as string);
+      groups.delete(field[1] as string);
       ok = this.field(field, given, keys, out, path) && ok;
     }
     const extras = [...groups.values()].flat();
@@ -619,7 +639,7 @@ class Checker {
       fallbackValue,
       fallback,
       constraints,
-    ] = field;
+    ] = field as Field;
     const here = at(path, name);
     if (keys === undefined) {
       if (hasDefault) put(out, name, copy(fallbackValue));
@@ -1183,8 +1203,7 @@ class Reader {
     if (kind === "dq") {
       if (/[\n\r\t]/.test(token))
         this.repair("kept raw line breaks or tabs inside a string");
-      // eslint-disable-next-line no-control-regex
-      if (this.strict && /[\u0000-\u001f]/.test(token))
+      if (this.strict && hasControl(token))
         throw new Broken("control character");
       return decodeString(token);
     }
@@ -1376,7 +1395,7 @@ export function load(text: string): unknown {
 function resolve(d: Descriptor, types: Types): Descriptor {
   let out = d;
   while (out[0] === "ref" || out[0] === "opt")
-    out = out[0] === "ref" ? types[out[1]] : out[1];
+    out = (out[0] === "ref" ? types[out[1] as string] : out[1]) as Descriptor;
   return out;
 }
 
@@ -1395,10 +1414,10 @@ function atPath(
       const field = (descriptor[1] as Descriptor[]).find(
         (f) => f[1] === folded,
       );
-      descriptor = field ? field[2] : ["any"];
+      descriptor = field ? (field[2] as Descriptor) : ["any"];
       current = hasOwn(current, String(step)) ? current[String(step)] : null;
     } else if (descriptor[0] === "list" && Array.isArray(current)) {
-      descriptor = descriptor[1];
+      descriptor = descriptor[1] as Descriptor;
       current = current[step as number];
     } else return [["any"], null];
   }
@@ -1414,7 +1433,7 @@ function forced(read: Read, d: Descriptor, types: Types): boolean {
     const present = new Set(
       Object.keys(value).map((k) => k.replaceAll("-", "_")),
     );
-    if ((target[1] as Descriptor[]).some((f) => !present.has(f[1])))
+    if ((target[1] as Descriptor[]).some((f) => !present.has(f[1] as string)))
       return false;
   }
   return true;
