@@ -11,20 +11,18 @@ formatter; the tests run Prettier to prove the two agree.
 
 from __future__ import annotations
 
-import itertools
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 WIDTH = 80
-_ids = itertools.count()
 
 
 @dataclass(eq=False)
 class Group:
     contents: Doc
     brk: bool = False
-    id: int | None = None
+    id: object | None = None  # for `IfBreak` and `IndentIfBreak` to ask how it printed
     states: tuple[Doc, ...] = ()  # Prettier's conditionalGroup: tried in order
 
 
@@ -44,13 +42,13 @@ class Line:
 class IfBreak:
     broken: Doc
     flat: Doc = ""
-    group: int | None = None
+    group: object | None = None
 
 
 @dataclass(frozen=True, eq=False)
 class IndentIfBreak:
     contents: Doc
-    group: int
+    group: object
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,12 +68,13 @@ SOFTLINE = Line(soft=True)
 HARDLINE: Doc = [Line(hard=True), BreakParent()]
 
 
-def group(contents: Doc, *, brk: bool = False, gid: int | None = None) -> Group:
+def group(contents: Doc, *, brk: bool = False, gid: object | None = None) -> Group:
     return Group(contents, brk, gid)
 
 
-def new_id() -> int:
-    return next(_ids)
+def new_id() -> object:
+    """A group id: any object, unique by identity (Prettier uses a Symbol)."""
+    return object()
 
 
 def join(sep: Doc, docs: Sequence[Doc]) -> list[Doc]:
@@ -138,7 +137,7 @@ _Cmd = tuple[str, bool, "Doc"]  # indentation, broken (else flat), document
 class _Printer:
     out: list[str] = field(default_factory=list)
     pos: int = 0
-    modes: dict[int, bool] = field(default_factory=dict)  # group id -> broken
+    modes: dict[object, bool] = field(default_factory=dict)  # group id -> broken
 
     def fits(self, next_: _Cmd, rest: list[_Cmd], room: int, must_be_flat: bool = False) -> bool:
         """Whether `next_` flat, then `rest` up to its first line break, fits in `room`."""
