@@ -25,6 +25,12 @@ class Group:
     id: object | None = None  # for `IfBreak` and `IndentIfBreak` to ask how it printed
     states: tuple[Doc, ...] = ()  # Prettier's conditionalGroup: tried in order
 
+    def __post_init__(self) -> None:
+        # Prettier's propagateBreaks, done as the document is built: a group holding a hard
+        # line or a broken group breaks (a conditional group chooses for itself).
+        if not self.brk and not self.states:
+            self.brk = holds_break(self.contents)
+
 
 @dataclass(frozen=True, eq=False)
 class Indent:
@@ -115,19 +121,13 @@ def _children(doc: Doc) -> Iterator[Doc]:
             pass
 
 
-def propagate_breaks(doc: Doc) -> bool:
-    """Breaks every group holding a hard line or a broken group (Prettier's propagateBreaks);
-    whether `doc` holds one."""
-    found = False
-    for child in _children(doc):
-        found = propagate_breaks(child) or found
+def holds_break(doc: Doc) -> bool:
+    """Whether `doc` holds a hard line or a broken group (groups know their own)."""
+    if isinstance(doc, Group):
+        return doc.brk
     if isinstance(doc, BreakParent):
         return True
-    if isinstance(doc, Group):
-        if found and not doc.states:
-            doc.brk = True
-        return doc.brk
-    return found
+    return not isinstance(doc, str) and any(holds_break(c) for c in _children(doc))
 
 
 _Cmd = tuple[str, bool, "Doc"]  # indentation, broken (else flat), document
@@ -264,5 +264,4 @@ class _Printer:
 
 def render(doc: Doc) -> str:
     """`doc` printed at column 0 within 80 columns, as Prettier prints it."""
-    propagate_breaks(doc)
     return _Printer().print(doc)
