@@ -74,6 +74,12 @@ def test_blocks_mean_their_text() -> None:
         assert ast.literal_eval(ps.block(text)) == text, repr(text)
 
 
+def test_docstrings_keep_the_text_but_its_blank_edges() -> None:
+    assert ast.literal_eval(ps.docstring("  One line.  ", 1)) == "One line."
+    text = ps.docstring('Says "hi".\n\n  Indented\nback\\slash """ end"', 1)
+    assert ast.literal_eval(text) == 'Says "hi".\n\n      Indented\n    back\\slash """ end"\n    '
+
+
 def _ruff() -> str:
     found = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if found is None:
@@ -87,6 +93,13 @@ def test_ruff_format_keeps_everything_as_printed() -> None:
     parts += [ps.assign(f"N_{i}", _node(r)) for i in range(800)]
     parts += [f"B_{i} = {ps.block(_text(r) + chr(10) + _text(r))}\n" for i in range(300)]
     parts += [ps.assign("S", ps.code(ps.string("x" * 83)))]  # wrapped once parenthesised
+    for i in range(400):  # docstrings of functions and methods, from texts with blank edges
+        text = "\n".join(_text(r) for _ in range(r.choice([1, 1, 2, 5])))
+        if r.random() < 0.5:
+            parts.append(f"\n\ndef f_{i}() -> None:\n    {ps.docstring(text, 1)}\n")
+        else:
+            parts.append(f"\n\nclass C_{i}:\n    def f(self) -> None:\n")
+            parts.append(f"        {ps.docstring(text, 2)}\n")
     source = "".join(parts)
     out = subprocess.run(
         [_ruff(), "format", "--isolated", "--target-version", "py310", "-"],

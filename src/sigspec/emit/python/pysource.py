@@ -15,6 +15,7 @@ escapes `repr` would use, so nothing from a `.sig` file can end a literal early.
 from __future__ import annotations
 
 import math
+import textwrap
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -76,9 +77,9 @@ def _escaped(char: str, quote: str) -> str:
     return f"\\u{point:04x}" if point < 0x10000 else f"\\U{point:08x}"
 
 
-def block(text: str) -> str:
-    """A triple-quoted literal that shows `text` line by line, as a reader expects a prompt
-    to look; quotes and backslashes are escaped only where the literal needs it."""
+def _block_body(text: str) -> str:
+    """`text` for the inside of a triple-quoted literal: line breaks kept, a quote escaped
+    only where it would close the literal."""
     out: list[str] = []
     quotes = 0  # unescaped quotes just written: a third would close the literal
     for char in text:
@@ -91,7 +92,29 @@ def block(text: str) -> str:
     while quotes:  # the closing quotes must not join the text's last ones
         out[-quotes] = '\\"'
         quotes -= 1
-    return '"""\\\n' + "".join(out) + '"""'
+    return "".join(out)
+
+
+def block(text: str) -> str:
+    """A triple-quoted literal that shows `text` line by line, as a reader expects a prompt
+    to look."""
+    return '"""\\\n' + _block_body(text) + '"""'
+
+
+def docstring(text: str, indent: int) -> str:
+    """A docstring of `text` for a body at `indent` levels, as ruff leaves it: blank edges
+    and trailing spaces dropped, later lines kept in their indentation relative to each
+    other. Its value may differ from `text` in that whitespace only."""
+    lines = [line.rstrip() for line in text.strip().split("\n")]
+    rest = textwrap.dedent("\n".join(lines[1:])).split("\n") if len(lines) > 1 else []
+    pad = INDENT * indent
+    body = "\n".join([lines[0].lstrip(), *(pad + line if line else "" for line in rest)])
+    escaped = _block_body(body)
+    if escaped.startswith('"'):  # four quotes in a row would end the opening
+        escaped = '\\"' + escaped[1:]
+    if len(lines) == 1:
+        return f'"""{escaped}"""'
+    return f'"""{escaped}\n{pad}"""'
 
 
 def number(value: int | float) -> str:
