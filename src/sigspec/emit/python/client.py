@@ -180,7 +180,9 @@ def _used(lowered: Lowered, sig: ir.Signature) -> dict[str, Any]:
         entries = provider(name).runtime_entries
         fragment = lowered.fragment(sig, name)
         if entries and fragment.available:
-            out[name] = {k: v for k, v in fragment.entry.items() if k in entries}
+            # `wrapped` only where the root is wrapped: the runtime reads it with `.get`.
+            used = fragment.entry.items()
+            out[name] = {k: v for k, v in used if k in entries and (k != "wrapped" or v)}
     return out
 
 
@@ -234,10 +236,10 @@ class Constants:
             name = self.define(wanted, self.node(value, {}), "JsonObject")
             self.defs[key, _key(value)] = name
 
-    def node(self, value: Any, schemas: Mapping[str, str], root: bool = True) -> ps.Node:
-        """`value` printed with the named types under `$defs`, and any of `schemas` (key ->
-        constant) below the root, written as their constants' names."""
-        if not root and isinstance(value, dict) and (found := schemas.get(_key(value))):
+    def node(self, value: Any, schemas: Mapping[int, str], root: bool = True) -> ps.Node:
+        """`value` printed with the named types under `$defs`, and the objects in `schemas`
+        (their `id` -> constant) below the root, written as their constants' names."""
+        if not root and (found := schemas.get(id(value))):
             return ps.code(found)
         if isinstance(value, dict):
             items = []
@@ -254,7 +256,7 @@ class Constants:
             return ps.Brackets("", "[", tuple(self.node(v, schemas, False) for v in value), "]")
         return ps.lit(value)
 
-    def _def(self, key: str, value: Any, schemas: Mapping[str, str]) -> ps.Node:
+    def _def(self, key: str, value: Any, schemas: Mapping[int, str]) -> ps.Node:
         found = self.defs.get((key, _key(value)))
         return ps.code(found) if found else self.node(value, schemas, root=False)
 
@@ -299,18 +301,20 @@ def _named_types(lowered: Lowered, sigs: Sequence[ir.Signature], constants: Cons
                 constants.named_type(key, value, name)
 
 
-def _schemas(lowered: Lowered, sig: ir.Signature, constants: Constants) -> dict[str, str]:
-    """The signature's output schema and each provider's form of it that differs, as
-    constants: (the value's key -> the constant), the plain schema first."""
+def _schemas(lowered: Lowered, sig: ir.Signature, constants: Constants) -> dict[int, str]:
+    """The signature's output schema and each provider's form of it, as constants (a form
+    equal to one already written takes its constant): each schema object's `id` -> its
+    constant, the plain schema first. The fragments hold these very objects."""
     stem = constant(sig.name)
     plain = lowered.output_schema(sig)
-    out = {_key(plain): constants.define(f"{stem}_SCHEMA", constants.node(plain, {}), "JsonObject")}
+    first = constants.define(f"{stem}_SCHEMA", constants.node(plain, {}), "JsonObject")
+    by_value, out = {_key(plain): first}, {id(plain): first}
     for name, schema in _provider_schemas(lowered, sig):
-        if _key(schema) not in out:
+        key = _key(schema)
+        if key not in by_value:
             node = constants.node(schema, {})
-            out[_key(schema)] = constants.define(
-                f"{stem}_SCHEMA_{name.upper()}", node, "JsonObject"
-            )
+            by_value[key] = constants.define(f"{stem}_SCHEMA_{name.upper()}", node, "JsonObject")
+        out[id(schema)] = by_value[key]
     return out
 
 
