@@ -50,7 +50,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
         generate(tmp / "random", files=4, per_file=5, distinct=True)
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    everything = ROOT / "tests" / "cases" / "quality" / "everything.sig"
+    everything = ROOT / "tests" / "cases" / "quality"
     projects = [
         (ROOT / "examples", "examples_fast", "fast"),
         (ROOT / "examples", "examples_compact", "compact"),
