@@ -23,15 +23,16 @@ as in bench/corpus/corpus.baml), `@clamp` (BAML cannot correct a value, only rej
 
 Measured in one run, rounds interleaved (the order flips every round), N rounds, medians, each
 a fresh `python -I -c ...` minus the median of `python -I -c pass`:
-- sigspec: `import signatures.client.file_000, ..., file_099` (every client module; the
-  validators and Pydantic models load on a function's first call); also, for reference, the
-  client modules plus every `signatures.models.*` module (what a first call of every
-  function would add, the Pydantic side);
+- sigspec: `import signatures.client.file_000, ..., file_099` (every client module; when
+  this was written the validators and Pydantic models loaded on a function's first call);
+  also, for reference, the client modules plus every `signatures.models.*` module (the
+  Pydantic side a first call of every function adds);
 - BAML: `from baml_client import b` then `getattr(b, F)` for each of the 1,000 functions.
-  `baml_client/__init__.py` imports `types` (every Pydantic class), `stream_types`,
-  `sync_client` (`b`), `globals` (which builds the runtime: `BamlRuntime.from_files` parses and
+  `baml_client/__init__.py` imports `types` (every Pydantic class), `stream_types` (every
+  class again, its partial form), `sync_client` (`b`, which imports `parser`, `type_builder`
+  and `runtime`), `globals` (which builds the runtime: `BamlRuntime.from_files` parses and
   checks every .baml source, embedded in `inlinedbaml.py`, at import), `config`, `tracing`
-  and `watchers`; `async_client` is not imported. A probe prints what actually loaded.
+  and `watchers`; `async_client` and `type_map` are not imported. A probe prints what loaded.
 - warm: the bytecode written by an untimed import before; cold: `-B` and no `__pycache__`
   in the generated folder (deleted before each run), so the generated source is compiled
   every time (the standard library, pydantic and baml_py keep their bytecode). Warm and cold
