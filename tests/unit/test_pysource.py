@@ -77,8 +77,8 @@ def _json(value: Any) -> Any:
 
 def test_json_prints_as_the_literal_tree_does() -> None:
     for name, value in _cases():
-        value = _json(value)
-        assert ps.assign(name, ps.Json(value)) == ps.assign(name, ps.lit(value)), value
+        data = _json(value)
+        assert ps.assign(name, ps.Json(data)) == ps.assign(name, ps.lit(data)), data
     named = {"a": ps.code("SENTIMENT"), "b": [ps.code("X")] * 30}
     text = ps.assign("S", ps.Json(named))
     assert text.startswith('S = {\n    "a": SENTIMENT,\n    "b": [\n        X,\n')
