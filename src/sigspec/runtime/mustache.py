@@ -1,11 +1,11 @@
-"""A small Mustache renderer: the subset sigspec's prompt templates use, as the spec says.
+"""A small Mustache renderer: the subset sigspec's prompts use, as the spec says.
 
-Variables (`{{x}}`, `{{{x}}}`, `{{&x}}`, dotted names, `{{.}}`), sections over lists, maps and
-truthy values, inverted sections, comments, set-delimiter tags, and standalone-line removal.
-No HTML escaping: prompts are text. Values render as text: strings as they are, everything
-else as JSON (`true`, `null`, `[1, 2]`). Rendering never executes anything. Shipped inside
-generated packages (the client renders its prompts with it); the checker reads `@prompt`
-templates with the same tokenizer.
+Variables (`{{x}}`, `{{{x}}}`, `{{&x}}`, dotted names, `{{.}}`), sections over lists,
+maps and truthy values, inverted sections, comments, set-delimiter tags, and
+standalone-line removal. No HTML escaping: prompts are text. Values render as text:
+strings as they are, everything else as JSON (`true`, `null`, `[1, 2]`). Rendering never
+executes anything. Shipped inside generated packages (the client renders its prompts
+with it); the checker reads `@prompt` templates with the same tokenizer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class MustacheError(ValueError):
@@ -27,10 +27,11 @@ class MustacheError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """A piece of a template: text, or a tag with its name and its extent in the template.
+    """A piece of a template: text, or a tag with its name and its extent in it.
 
-    Kinds: "text", "var", "section", "inverted", "close", "comment", "delims" (a set-delimiter
-    tag), "partial". Rendering ignores the last three; the checker refuses the last two."""
+    Kinds: "text", "var", "section", "inverted", "close", "comment", "delims" (a
+    set-delimiter tag), "partial". Rendering ignores the last three; the checker refuses
+    the last two."""
 
     kind: str
     value: str  # the text, or the tag's name
@@ -38,12 +39,20 @@ class Token:
     end: int = 0
 
 
-_KINDS = {"#": "section", "^": "inverted", "/": "close", "!": "comment", "&": "var", "=": "delims"}
+_KINDS = {
+    "#": "section",
+    "^": "inverted",
+    "/": "close",
+    "!": "comment",
+    "&": "var",
+    "=": "delims",
+}
 
 
 def tokenize(template: str) -> list[Token]:
-    """The template's tokens, in order; standalone lines of non-variable tags removed as the
-    Mustache spec says. The one tokenizer: the renderer and the checker both read this."""
+    """The template's tokens, in order; standalone lines of non-variable tags removed as
+    the Mustache spec says. The one tokenizer: the renderer and the checker both read
+    this."""
     out: list[Token] = []
     open_, close = "{{", "}}"
     pos = 0
@@ -59,7 +68,11 @@ def tokenize(template: str) -> list[Token]:
             raise _unclosed(template, start, triple)
         after = end + len(end_mark)
         body = template[start + len(open_) + (1 if triple else 0) : end].strip()
-        kind = "var" if triple else _KINDS.get(body[:1], "partial" if body[:1] == ">" else "var")
+        kind = (
+            "var"
+            if triple
+            else _KINDS.get(body[:1], "partial" if body[:1] == ">" else "var")
+        )
         line_start = template.rfind("\n", 0, start) + 1
         line_end_nl = template.find("\n", after)
         line_end = len(template) if line_end_nl < 0 else line_end_nl
@@ -82,7 +95,9 @@ def _unclosed(template: str, start: int, triple: bool) -> MustacheError:
     if triple and template.find("}}", start) >= 0:
         tag = template[start : template.find("}}", start) + 2]
         return MustacheError(
-            f"`{tag}` opens with `{{{{{{` but does not close with `}}}}}}`", start, start + len(tag)
+            f"`{tag}` opens with `{{{{{{` but does not close with `}}}}}}`",
+            start,
+            start + len(tag),
         )
     return MustacheError("a `{{` tag is not closed", start, len(template))
 
@@ -91,7 +106,9 @@ def _delimiters(body: str, template: str, start: int, end: int) -> tuple[str, st
     parts = body.removesuffix("=").split()
     if len(parts) != 2:
         raise MustacheError(
-            f"`{template[start:end]}` must hold two delimiters, as in {{{{=<% %>=}}}}", start, end
+            f"`{template[start:end]}` must hold two delimiters, as in {{{{=<% %>=}}}}",
+            start,
+            end,
         )
     return parts[0], parts[1]
 
@@ -101,12 +118,25 @@ def _lookup(name: str, stack: Sequence[Any]) -> Any:
         return stack[-1]
     first, *rest = name.split(".")
     for context in reversed(stack):
-        if isinstance(context, Mapping) and first in context:
+        if _is_mapping(context) and first in context:
             value = context[first]
             for part in rest:
-                value = value.get(part) if isinstance(value, Mapping) else None
+                value = _member(value, part)
             return value
     return None
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(value, Mapping)
+
+
+def _member(value: Any, name: str) -> Any:
+    """`value[name]` when `value` is a mapping that has it, else None."""
+    return value.get(name) if _is_mapping(value) else None
+
+
+def _is_list(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
 
 
 def _text(value: Any) -> str:
@@ -118,7 +148,9 @@ def _text(value: Any) -> str:
 
 
 def render(template: str, values: Mapping[str, Any]) -> str:
-    tags = [t for t in tokenize(template) if t.kind not in ("comment", "delims", "partial")]
+    tags = [
+        t for t in tokenize(template) if t.kind not in ("comment", "delims", "partial")
+    ]
     out: list[str] = []
     _render(tags, 0, len(tags), [values], out)
     return "".join(out)
@@ -136,7 +168,9 @@ def _section_end(tags: list[Token], start: int) -> int:
     raise MustacheError(f"section `{tags[start].value}` is not closed")
 
 
-def _render(tags: list[Token], start: int, stop: int, stack: list[Any], out: list[str]) -> None:
+def _render(
+    tags: list[Token], start: int, stop: int, stack: list[Any], out: list[str]
+) -> None:
     index = start
     while index < stop:
         tag = tags[index]
@@ -151,7 +185,7 @@ def _render(tags: list[Token], start: int, stop: int, stack: list[Any], out: lis
             if tag.kind == "inverted":
                 if not truthy:
                     _render(tags, index + 1, end, stack, out)
-            elif isinstance(value, list):
+            elif _is_list(value):
                 for item in value:
                     _render(tags, index + 1, end, [*stack, item], out)
             elif truthy:

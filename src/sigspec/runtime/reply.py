@@ -1,10 +1,11 @@
-# Finding the answer in a raw LLM reply: candidates, a lenient
-# JSON reader that repairs syntax only where the intent is unambiguous, and the rule that the
-# candidate that validates wins while disagreeing candidates are rejected. Time is linear in
-# the reply's length, and so is memory: candidates are spans of the reply, sliced only when
+# Finding the answer in a raw LLM reply: candidates, a lenient JSON reader that repairs
+# syntax only where the intent is unambiguous, and the rule that the candidate that
+# validates wins while disagreeing candidates are rejected. Time is linear in the
+# reply's length, and so is memory: candidates are spans of the reply, sliced only when
 # read, and all candidates together read at most eight times the reply. Nothing is ever
-# evaluated, and nothing recurses on the reply's nesting (the `json` module's decoder aside,
-# which stops at the interpreter's limit: its RecursionError is a text that is no answer).
+# evaluated, and nothing recurses on the reply's nesting (the `json` module's decoder
+# aside, which stops at the interpreter's limit: its RecursionError is a text that is no
+# answer).
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ from .common import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, TypeGuard
 
 
 MAX_CANDIDATES = 64
@@ -45,17 +46,19 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out and out[key] != value:
-            raise ValueError(f"the key {shown(key)} is given twice with different values")
+            raise ValueError(
+                f"the key {shown(key)} is given twice with different values"
+            )
         out[key] = value
     return out
 
 
 # Made once: json.loads with options builds a new decoder on every call.
 _STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
-# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a number
-# in a string, JSON in a string, the lenient reader): there an overflowing literal such as
-# 1e400 is rejected instead of becoming infinity. A whole reply that is strict JSON is decoded
-# at full speed and keeps Python's reading of it.
+# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a
+# number in a string, JSON in a string, the lenient reader): there an overflowing
+# literal such as 1e400 is rejected instead of becoming infinity. A whole reply that is
+# strict JSON is decoded at full speed and keeps Python's reading of it.
 _FINITE = json.JSONDecoder(
     object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite
 )
@@ -82,13 +85,15 @@ class _TooDeep(_Broken):
 class _Read:
     __slots__ = ("repairs", "truncated", "value")
 
-    def __init__(self, value: Any, repairs: list[str], truncated: list[tuple[Any, ...]]) -> None:
+    def __init__(
+        self, value: Any, repairs: list[str], truncated: list[tuple[Any, ...]]
+    ) -> None:
         self.value = value
         self.repairs = repairs
         self.truncated = truncated  # paths of objects the text ended inside
 
 
-# ---- reasoning and candidates --------------------------------------------------------------
+# ---- reasoning and candidates --------------------------------------------------------
 
 # Reasoning tags: an opener (group 1, no space allowed) or a closer (group 2).
 _REASONING_TAG = re.compile(
@@ -97,55 +102,81 @@ _REASONING_TAG = re.compile(
 _LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
 _REASONING_OPENER = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
-# A fence: its marker (group 1, possessive: a line of 10 MB of backticks and no newline would
-# otherwise be retried at every shorter marker, quadratic), its body line by line (group 2),
-# and the last line of a block the text ends inside (group 3).
-_FENCE = re.compile(
-    r"^[ \t]*(`{3,}+|~{3,}+)[^\n]*\n((?:[^\n]*+\n)*?)(?:[ \t]*\1[ \t]*$|([^\n]*)\Z)", re.M
-)
-# The lookbehind after the first backtick, not before it: a pattern that starts with a literal
-# is searched at C speed.
+# A fence's opening line: its marker (group 1) is a whole run, which the next character
+# does not continue. Python 3.10 has no possessive quantifier, and a marker that could
+# give back backticks would make a line of 10 MB of them, and no newline, be retried at
+# every shorter marker (quadratic). The body and the closing line are found by
+# `_fence_end`.
+_FENCE_OPENER = re.compile(r"^[ \t]*(`{3,}(?!`)|~{3,}(?!~))[^\n]*\n", re.M)
+# The lookbehind after the first backtick, not before it: a pattern that starts with a
+# literal is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
-# A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no bare
-# words), the natural answer when the output is a scalar.
+# A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no
+# bare words), the natural answer when the output is a scalar.
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
-# Outside brackets: the text up to the next opener, then a whole bracket pair with no bracket
-# or quote inside (group 1: most spans, taken in one step) or else the opener alone (group 2).
-_OUTSIDE = re.compile(r"[^{\[]*+(?:(\{[^{}\[\]\"']*+\}|\[[^{}\[\]\"']*+\])|([{\[]))")
+# Outside brackets: the text up to the next opener, then a whole bracket pair with no
+# bracket or quote inside (group 1: most spans, taken in one step) or else the opener
+# alone (group 2).
+_OUTSIDE = re.compile(r"[^{\[]*(?:(\{[^{}\[\]\"']*\}|\[[^{}\[\]\"']*\])|([{\[]))")
 _OPENERS = frozenset("{[")  # also the lenient reader's
 _OPENER_RUN = re.compile(r"[{\[]*")
 _CLOSER_RUN = re.compile(r"[}\]]+")
 _CLOSERS = frozenset("}]")
-_DQ_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_SQ_STRING = r"'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"
+_DQ_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_SQ_STRING = r"'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'"
 _DQ_AT = re.compile(_DQ_STRING, re.S)
 
 
 def _inside(dq: bool, sq: bool) -> re.Pattern[str]:
-    """Inside brackets: all up to the next bracket (group 1) in one match, whole strings
-    skipped, so a 10 MB list of strings is one C-speed match, not a Python step per string.
-    A quote matched alone opens no string, and then no later quote of its kind can (up to
-    the line's end for single quotes): the patterns without that kind keep the scan linear,
-    where retrying every quote was quadratic. While single quotes are out, the match stops
-    at a line break (which brings them back) and at a double quote (whose string may run
-    past the line break: `raw_spans` takes it)."""
+    """Inside brackets: all up to the next bracket in one match, whole strings skipped,
+    so that a 10 MB list of strings is a few C-speed matches, not a Python step per
+    string. A quote where the match ends opens no string, and then no later quote of its
+    kind can (up to the line's end for single quotes): the patterns without that kind
+    keep the scan linear, where retrying every quote was quadratic. While single quotes
+    are out, the match stops at a line break (which brings them back) and at a double
+    quote (whose string may run past the line break: `_quote_stop` takes it).
+
+    Python 3.10 has no possessive quantifier, so nothing here may backtrack: the runs
+    between strings are maximal, and each string has one reading. The repetition over
+    strings is capped: `re` keeps a record of every repetition until the match ends, 75
+    bytes a character for a list of short strings. `_next_stop` takes the next batch."""
     quotes = ('"' if dq else "") + ("'" if sq else "")
     if not sq:
-        stops = "{}\\[\\]\\n" + quotes
-        return re.compile(f"[^{stops}]*+([{stops}])")
+        return re.compile(f"[^{{}}\\[\\]\\n{quotes}]*")
     stops = "{}\\[\\]" + quotes
-    strings = [s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive]
-    return re.compile("(?:" + "|".join([f"[^{stops}]++", *strings]) + f")*+([{stops}])", re.S)
+    strings = "|".join(s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive)
+    batch = f"(?:(?:{strings})[^{stops}]*){{0,{_BATCH}}}"
+    return re.compile(f"[^{stops}]*{batch}", re.S)
 
 
+_BATCH = 1000  # strings skipped in one match
 _INSIDE = {(dq, sq): _inside(dq, sq) for dq in (True, False) for sq in (True, False)}
+
+
+def _next_stop(text: str, pos: int, dq: bool, sq: bool) -> int:
+    """Where the scan inside brackets stops (a bracket, a quote that opens no string, a
+    line break while single quotes are out), from `pos`; -1 when nothing stops it."""
+    skip = _INSIDE[dq, sq]
+    while True:
+        end = skip.match(text, pos).end()  # type: ignore[union-attr]  # `*`: always
+        if end == len(text):
+            return -1
+        # A quote after skipped strings: the batch ended there, or the quote opens no
+        # string, which the next match tells by taking nothing.
+        if not sq or end == pos or text[end] not in "\"'":
+            return end
+        pos = end
+
+
 _STOPS = frozenset("\"'\n")  # what may stop the scan inside brackets, besides a bracket
 
 
 def strip_reasoning(text: str) -> str:
-    """The reply without its reasoning: closed blocks, all before a lone closer, and all from
-    an opener never closed (a reply cut off while reasoning: a draft there is no answer)."""
-    if "</" in text:  # blocks and lone closers need a closing tag; most replies have none
+    """The reply without its reasoning: closed blocks, all before a lone closer, and all
+    from an opener never closed (a reply cut off while reasoning: a draft there is no
+    answer)."""
+    # Blocks and lone closers need a closing tag; most replies have none
+    if "</" in text:
         text = _without_reasoning_blocks(text)
         ends = [m.end() for m in _LONE_THINK.finditer(text)] if "</" in text else []
         text = text[ends[-1] :] if ends else text
@@ -154,10 +185,11 @@ def strip_reasoning(text: str) -> str:
 
 
 def _without_reasoning_blocks(text: str) -> str:
-    """The text without its `<think>...</think>` blocks (any of the three names, either case;
-    each closed by the next closer of its name), leftmost first: what substituting the lazy
-    `<(name)>.*?</name>` would give, but linear: that pattern scanned to the end of the text
-    for every opener no closer follows (`<think></x>` repeated took 30 s for 220 KB)."""
+    """The text without its `<think>...</think>` blocks (any of the three names, either
+    case; each closed by the next closer of its name), leftmost first: what substituting
+    the lazy `<(name)>.*?</name>` would give, but linear: that pattern scanned to the
+    end of the text for every opener no closer follows (`<think></x>` repeated took 30 s
+    for 220 KB)."""
     openers: list[tuple[int, int, str]] = []
     closers: dict[str, list[tuple[int, int]]] = {}
     for match in _REASONING_TAG.finditer(text):
@@ -167,7 +199,7 @@ def _without_reasoning_blocks(text: str) -> str:
             closers.setdefault(match.group(2).lower(), []).append(match.span())
     kept: list[str] = []
     pos = 0
-    # Each name's first closer not yet passed: openers come in order, so it only moves on.
+    # Each name's first closer not yet passed (openers come in order: it only moves on).
     first = dict.fromkeys(closers, 0)
     for start, end, name in openers:
         found = closers.get(name)
@@ -185,16 +217,17 @@ def _without_reasoning_blocks(text: str) -> str:
 
 
 def raw_spans(text: str) -> list[tuple[int, int]]:
-    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
-    outermost one to the end of the text. One pass: outside brackets one match takes a flat
-    pair whole or finds the next opener; inside, one match takes all up to the next bracket."""
+    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an
+    unclosed outermost one to the end of the text. One pass: outside brackets one match
+    takes a flat pair whole or finds the next opener; inside, one match takes all up to
+    the next bracket."""
     return [(start, end) for start, end, _ in nested_spans(text)]
 
 
 def nested_spans(text: str) -> list[tuple[int, int, int]]:
-    """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a span
-    past the depth limit is known without reading it (nested brackets: each span inside
-    another, each read to the limit, was a read of most of the text each)."""
+    """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a
+    span past the depth limit is known without reading it (nested brackets: each span
+    inside another, each read to the limit, was a read of most of the text each)."""
     # [where it opens, the bracket, the deepest nesting found inside so far]
     stack: list[list[Any]] = []
     spans: list[tuple[int, int, int]] = []
@@ -212,11 +245,10 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
                 continue
             at = match.start(2)
         else:
-            match = _INSIDE[dq, pos >= sq_dead_to].match(text, pos)
-            if match is None:
+            at = _next_stop(text, pos, dq, pos >= sq_dead_to)
+            if at < 0:
                 break
-            at = match.start(1)
-            pos = match.end()
+            pos = at + 1
         char = text[at]
         if char in _STOPS:
             dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
@@ -235,10 +267,12 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
     return spans
 
 
-def _close(text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]) -> int:
-    """The closer at `at` and those right after it, while brackets stay open: each closes its
-    opener's span, or, closing none, ends the brackets (what came before is not JSON). Where
-    the scan goes on."""
+def _close(
+    text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]
+) -> int:
+    """The closer at `at` and those right after it, while brackets stay open: each
+    closes its opener's span, or, closing none, ends the brackets (what came before is
+    not JSON). Where the scan goes on."""
     end = (
         _CLOSER_RUN.match(text, at).end()  # type: ignore[union-attr]  # one closer at least
         if text[at + 1 : at + 2] in _CLOSERS
@@ -259,17 +293,19 @@ def _close(text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, in
 
 
 def _open_height(stack: list[list[Any]]) -> int:
-    """How deep brackets nest in the outermost bracket never closed: each open bracket holds
-    the ones above it."""
+    """How deep brackets nest in the outermost bracket never closed: each open bracket
+    holds the ones above it."""
     height = 0
     for entry in reversed(stack):
         height = max(height + 1, entry[2])
     return height
 
 
-def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tuple[bool, int, int]:
-    """The bracket scan stopped at a quote or a line break (rare: see `_inside`). Returns the
-    new quote state and where the scan goes on."""
+def _quote_stop(
+    text: str, at: int, pos: int, dq: bool, sq_dead_to: int
+) -> tuple[bool, int, int]:
+    """The bracket scan stopped at a quote or a line break (rare: see `_inside`).
+    Returns the new quote state and where the scan goes on."""
     char = text[at]
     if char == "'":  # opens no string: no single quote can before the line's end
         line_end = text.find("\n", at)
@@ -278,7 +314,8 @@ def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tupl
         string = _DQ_AT.match(text, at)
         if string is not None:
             return dq, sq_dead_to, string.end()
-    # A double quote that opens no string, or the line break that brings single quotes back.
+    # A double quote that opens no string, or the line break that brings single quotes
+    # back.
     return dq and char != '"', sq_dead_to, pos
 
 
@@ -296,13 +333,14 @@ def count_tags(text: str, most: int) -> int:
 
 
 def _tag_spans(text: str) -> list[tuple[int, int]]:
-    """Where each tag's body lies, by where it starts: spans, not strings, since the bodies of
-    nested tags overlap (a body apiece was quadratic in memory)."""
+    """Where each tag's body lies, by where it starts: spans, not strings, since the
+    bodies of nested tags overlap (a body apiece was quadratic in memory)."""
     if "</" not in text:  # a body needs a closing tag
         return []
     open_at: dict[str, list[int]] = {}
     spans: list[tuple[int, int]] = []
-    # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or more.
+    # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or
+    # more.
     for match in _TAG.finditer(text):
         closing, name = match.groups()
         name = name.lower()
@@ -322,12 +360,41 @@ def _fenced(text: str) -> list[str]:
     """The bodies of fenced blocks (most replies have none: two C searches say so)."""
     if "```" not in text and "~~~" not in text:
         return []
-    return [m.group(2) + (m.group(3) or "") for m in _FENCE.finditer(text)]
+    bodies: list[str] = []
+    pos = 0
+    while True:
+        opener = _FENCE_OPENER.search(text, pos)
+        if opener is None:
+            return bodies
+        body_end, pos = _fence_end(text, opener.end(), opener.group(1))
+        bodies.append(text[opener.end() : body_end])
+
+
+def _fence_end(text: str, start: int, marker: str) -> tuple[int, int]:
+    """Where the body of a fence opened by `marker` and starting at `start` (a line's
+    start) ends, and where to look for the next fence: at the first line that holds the
+    marker alone between spaces or tabs, else at the text's end. One search per line
+    that holds the marker, each from where the last stopped: linear, and no record kept
+    per line as the lazy pattern `(?:[^\\n]*\\n)*?` kept (60 bytes a line)."""
+    line = start
+    while True:
+        at = text.find(marker, line)
+        if at < 0:
+            return len(text), len(text)
+        line = max(line, text.rfind("\n", line, at) + 1)
+        line_end = text.find("\n", at)
+        if line_end < 0:
+            line_end = len(text)
+        before, after = text[line:at], text[at + len(marker) : line_end]
+        if not before.strip(" \t") and not after.strip(" \t"):
+            return line, line_end
+        line = line_end + 1
 
 
 def _all_candidates(text: str) -> Iterator[str]:
     """Every explicit candidate in order, each sliced only when asked for."""
-    yield from _fenced(text)  # fenced blocks never overlap: all of them are at most the text
+    # fenced blocks never overlap: all of them are at most the text
+    yield from _fenced(text)
     for start, end in _tag_spans(text):
         yield text[start:end]
     if "`" in text:
@@ -339,11 +406,12 @@ def _all_candidates(text: str) -> Iterator[str]:
 
 
 def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
-    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
-    number or boolean (the answer to a signature whose output is a scalar): most explicit
-    first, duplicates removed, at most MAX_CANDIDATES of them and, with a `budget`, no more
-    characters in all than it (the bodies of nested tags overlap: all of them are quadratic
-    in the reply's length). Raw JSON anywhere in the text comes after, in `parse_reply`."""
+    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON
+    string, number or boolean (the answer to a signature whose output is a scalar): most
+    explicit first, duplicates removed, at most MAX_CANDIDATES of them and, with a
+    `budget`, no more characters in all than it (the bodies of nested tags overlap: all
+    of them are quadratic in the reply's length). Raw JSON anywhere in the text comes
+    after, in `parse_reply`."""
     seen: set[str] = set()
     unique: list[str] = []
     for candidate in _all_candidates(text):
@@ -360,11 +428,12 @@ def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
     return unique
 
 
-# ---- the lenient reader -------------------------------------------------------------------
+# ---- the lenient reader --------------------------------------------------------------
 
-# The pieces of a candidate: whitespace, comments and tokens. One C-driven `findall` cuts the
-# whole text; pieces are told apart by their first character (their first characters never
-# overlap), and text that is no piece is left out, which the lengths then show.
+# The pieces of a candidate: whitespace, comments and tokens. One C-driven `findall`
+# cuts the whole text; pieces are told apart by their first character (their first
+# characters never overlap), and text that is no piece is left out, which the lengths
+# then show.
 _PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
     r"""[{}\[\]:,]
     |[ \t\r\n\ufeff]+
@@ -377,18 +446,22 @@ _PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
     |["'\u201c\u2018].*|/\*.*""",
     re.S | re.X,
 )
-# The last branch takes a string or comment never closed, and all that follows, as one piece:
-# `findall` would otherwise retry every later quote, each scanning to the end (quadratic). Such
-# a piece is the last one and is no closed string or comment, which `_CLOSED` tells.
+# The last branch takes a string or comment never closed, and all that follows, as one
+# piece: `findall` would otherwise retry every later quote, each scanning to the end
+# (quadratic). Such a piece is the last one and is no closed string or comment, which
+# `_CLOSED` tells.
 _CLOSED = re.compile(
     r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|/\*.*?\*/|//[^\n]*
     |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019""",
     re.S | re.X,
 )
-# The longest run of pieces from the start: where it ends, the text holds something that is no
-# piece. Tested before `findall`, which would go on over all the rest: a candidate of junk
-# (the body of a tag around the answer) fails at its first character, not after a scan of it.
-_RUN = re.compile(f"(?:{_PIECE.pattern})*+", re.S | re.X)
+# A run of pieces: `_run_end` finds where the longest run from the start ends, which is
+# where the text holds something that is no piece. Tested before `findall`, which would
+# go on over all the rest: a candidate of junk (the body of a tag around the answer)
+# fails at its first character, not after a scan of it. Batches of pieces, not one
+# unbounded repetition: `re` keeps a record of each repetition until the match ends
+# (Python 3.10 has no possessive `*+`, which keeps none).
+_RUN = re.compile(f"(?:{_PIECE.pattern}){{0,1000}}", re.S | re.X)
 _UNCLOSED_START = frozenset("\"'\u201c\u2018/")
 _GAP = frozenset(" \t\r\n\ufeff/#")
 _COMMENT_START = frozenset("/#")
@@ -416,7 +489,8 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
     if kind == "sq":
         repairs.append("read a single-quoted string")
         if "\\" not in token:
-            return token[1:-1]  # no escapes: what decoding it as a JSON string would give
+            # No escapes: what decoding it as a JSON string would give
+            return token[1:-1]
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
         return str(_LOOSE.decode(f'"{body}"'))
@@ -428,13 +502,13 @@ _VALUE, _KEY, _COLON, _SEP = 0, 1, 2, 3  # what the lenient reader expects next
 
 
 def _path(stack: list[list[Any]]) -> tuple[Any, ...]:
-    """Where the innermost open container sits: each parent's pending key, or the index its
-    child will take."""
+    """Where the innermost open container sits: each parent's pending key, or the index
+    its child will take."""
     return tuple(f[2] if f[1] else len(f[0]) for f in stack[:-1])
 
 
 def _put(stack: list[list[Any]], value: Any) -> bool:
-    """A finished value into the innermost open container; True when it was the top value."""
+    """A finished value into the innermost open container; True for the top value."""
     if not stack:
         return True
     frame = stack[-1]
@@ -452,7 +526,11 @@ def _key(piece: str, repairs: list[str]) -> str:
     first = piece[0]
     if first in _QUOTES:
         return _string(_QUOTES[first], piece, repairs)
-    if (first.isalpha() or first in "_$") and piece not in _WORDS and piece not in _PYTHON:
+    if (
+        (first.isalpha() or first in "_$")
+        and piece not in _WORDS
+        and piece not in _PYTHON
+    ):
         repairs.append(f"quoted the bare key {piece}")
         return piece
     raise _Broken(f"expected a key, got {shown(piece)}")
@@ -473,8 +551,8 @@ def _scalar(piece: str, repairs: list[str]) -> Any:
 
 
 def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -> Any:
-    """The text ended right after a complete member: forced only if every open container is
-    a map (checked against the schema later, by `_forced`). The top value."""
+    """The text ended right after a complete member: forced only if every open container
+    is a map (checked against the schema later, by `_forced`). The top value."""
     while True:
         if not stack[-1][1]:
             raise _Broken("the text ends inside a list")
@@ -484,24 +562,41 @@ def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -
             return value
 
 
-# One loop with an explicit stack, deliberately long: the reader is the hot part of parsing a
-# messy reply (issue 5's 30 us budget), and a call per token costs a tenth of its time.
+def _run_end(text: str) -> int:
+    """Where the longest run of pieces from the text's start ends."""
+    pos = 0
+    while pos < len(text):
+        run = _RUN.match(text, pos)
+        if run is None or run.end() == pos:
+            break
+        pos = run.end()
+    return pos
+
+
+# One loop with an explicit stack, deliberately long: the reader is the hot part of
+# parsing a messy reply (issue 5's 30 us budget), and a call per token costs a tenth of
+# its time.
 def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
-    """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken for
-    anything else, _TooDeep for containers nested more than `depth` levels."""
-    if _RUN.match(text).end() != len(text):  # type: ignore[union-attr]  # `*` always matches
+    """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken
+    for anything else, _TooDeep for containers nested more than `depth` levels."""
+    if _run_end(text) != len(text):
         raise _Broken("the text holds something that is no JSON")
     pieces = _PIECE.findall(text)
-    if pieces and pieces[-1][0] in _UNCLOSED_START and not _CLOSED.fullmatch(pieces[-1]):
+    if (
+        pieces
+        and pieces[-1][0] in _UNCLOSED_START
+        and not _CLOSED.fullmatch(pieces[-1])
+    ):
         raise _Broken("a string or comment is never closed")
     repairs: list[str] = []
     truncated: list[tuple[Any, ...]] = []
     comments = newline = done = False
-    # Open containers as [container, is_object, pending key]; a finished value goes into the
-    # innermost one, or is the answer at the top.
+    # Open containers as [container, is_object, pending key]; a finished value goes into
+    # the innermost one, or is the answer at the top.
     stack: list[list[Any]] = []
     state = _VALUE
-    closable = 0  # may the next token close the container: 1 right after it opened, 2 after a comma
+    # May the next token close the container: 1 right after it opened, 2 after a comma
+    closable = 0
     value: Any = None
     for piece in pieces:
         first = piece[0]
@@ -527,7 +622,8 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
                 continue
             elif after_line:
                 repairs.append("added a missing comma between lines")
-                state, closable = (_KEY if frame[1] else _VALUE), 0  # and this token is that
+                # The token after the missing comma is the next key or value.
+                state, closable = (_KEY if frame[1] else _VALUE), 0
             else:
                 raise _Broken(f"expected ',' or a closer, got {shown(piece)}")
         if finished:
@@ -558,7 +654,8 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     if not done:
         if state != _SEP:
             raise _Broken("the text ends too early")
-        if pieces[-1][0] in _NUMBER_START:  # `0.9` may be the start of `0.95`: not forced
+        # `0.9` may be the start of `0.95`: not forced
+        if pieces[-1][0] in _NUMBER_START:
             raise _Broken("the text ends in a number, which may be cut short")
         value = _close_open_maps(stack, truncated)
     if comments:
@@ -570,15 +667,17 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
 
 # Made once: json.loads with options builds a new decoder on every call.
 _LOOSE = json.JSONDecoder(strict=False)
-# An object whose first key is not a double-quoted string (a bare or single-quoted key, a
-# comment) is no strict JSON: the lenient reader takes it without a failed strict attempt.
+# An object whose first key is not a double-quoted string (a bare or single-quoted key,
+# a comment) is no strict JSON: the lenient reader takes it without a failed strict
+# attempt.
 _NOT_STRICT = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]')
 
 
 def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
-    """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way no
-    list or map nested more than `depth` levels (_TooDeep)."""
-    if not _NOT_STRICT.match(text):  # a failed strict attempt costs a Python-built error
+    """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way
+    no list or map nested more than `depth` levels (_TooDeep)."""
+    # A failed strict attempt costs a Python-built error
+    if not _NOT_STRICT.match(text):
         try:
             value = strict_json(text)
         except (ValueError, RecursionError):
@@ -590,7 +689,15 @@ def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
     return _lenient(text, depth)
 
 
-# ---- choosing the answer -------------------------------------------------------------------
+# ---- choosing the answer -------------------------------------------------------------
+
+
+def _is_map(value: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
+def _is_list(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
 
 
 def _resolve(descriptor: Any, types: dict[str, Any]) -> Any:
@@ -604,12 +711,12 @@ def _at_path(
 ) -> tuple[Any, Any]:
     for step in path:
         descriptor = _resolve(descriptor, types)
-        if descriptor[0] == "map" and isinstance(value, dict):
+        if descriptor[0] == "map" and _is_map(value):
             folded = str(step).replace("-", "_")
             field_ = next((f for f in descriptor[1] if f[1] == folded), None)
             descriptor = field_[2] if field_ else ("any",)
             value = value.get(step)
-        elif descriptor[0] == "list" and isinstance(value, list):
+        elif descriptor[0] == "list" and _is_list(value):
             descriptor, value = descriptor[1], value[step]
         else:
             return ("any",), None
@@ -617,16 +724,19 @@ def _at_path(
 
 
 def _forced(read: _Read, descriptor: Any, types: dict[str, Any]) -> bool:
-    """Truncation is repaired only when nothing but closing braces could follow: every open
-    container is a closed map that already has all of its fields."""
+    """Truncation is repaired only when nothing but closing braces could follow: every
+    open container is a closed map that already has all of its fields."""
     for path in read.truncated:
         target, value = _at_path(descriptor, read.value, path, types)
-        if target[0] != "map" or target[2] or not isinstance(value, dict):
+        if target[0] != "map" or target[2] or not _is_map(value):
             return False
         present = {key.replace("-", "_") for key in value}
         if any(f[1] not in present for f in target[1]):
             return False
     return True
+
+
+_CUT_OFF = "the reply is cut off where more than closing braces could follow"
 
 
 class _Search:
@@ -635,7 +745,8 @@ class _Search:
     ) -> None:
         self.descriptor = descriptor
         self.types = types
-        # check(descriptor, value, types, lenient=..., limits=...) -> (value, errors, repairs)
+        # Called as check(descriptor, value, types, lenient=..., limits=...), it returns
+        # (value, errors, repairs).
         self.check = check
         self.limits = limits
         self.depth = (limits or LIMITS).depth
@@ -647,27 +758,31 @@ class _Search:
 
     def judge(self, read: _Read) -> None:
         # Lenient mode changes nothing that is already valid (a union prefers an exact
-        # member), so one lenient pass decides; the generated fast path runs inside `check`.
+        # member), so one lenient pass decides; the generated fast path runs inside
+        # `check`.
         value, errors, repairs = self.check(
             self.descriptor, read.value, self.types, lenient=True, limits=self.limits
         )
         if errors:
             value, errors, repairs = self._unwrapped(read.value, errors, repairs)
-        if not errors and read.truncated and not _forced(read, self.descriptor, self.types):
-            errors = [("root", "the reply is cut off where more than closing braces could follow")]
+        if (
+            not errors
+            and read.truncated
+            and not _forced(read, self.descriptor, self.types)
+        ):
+            errors = [("root", _CUT_OFF)]
         if errors:
             if self.best is None or len(errors) < len(self.best):
                 self.best = errors
             return
         self.accepted.append((value, [("root", r) for r in read.repairs] + repairs))
 
-    def _unwrapped(self, value: Any, errors: list[Any], repairs: list[Any]) -> tuple[Any, ...]:
+    def _unwrapped(
+        self, value: Any, errors: list[Any], repairs: list[Any]
+    ) -> tuple[Any, ...]:
         """A top-level array given as an object with one key holding the array."""
-        if (
-            _resolve(self.descriptor, self.types)[0] != "list"
-            or not isinstance(value, dict)
-            or len(value) != 1
-        ):
+        wants_list = _resolve(self.descriptor, self.types)[0] == "list"
+        if not wants_list or not _is_map(value) or len(value) != 1:
             return value, errors, repairs
         ((key, inner),) = value.items()
         result, inner_errors, inner_repairs = self.check(
@@ -678,7 +793,10 @@ class _Search:
         return (
             result,
             [],
-            [("root", f"unwrapped the array from {{{shown(key)}: [...]}}"), *inner_repairs],
+            [
+                ("root", f"unwrapped the array from {{{shown(key)}: [...]}}"),
+                *inner_repairs,
+            ],
         )
 
     def consider(self, text: str) -> bool:
@@ -700,9 +818,9 @@ class _Search:
 def _whole_reply(
     text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
 ) -> ParseResult | None:
-    """The common case: the whole reply is strict JSON, valid as it stands. With a repair (a
-    @fallback default, say) the lenient search decides, since a coercion may keep what the
-    model meant."""
+    """The common case: the whole reply is strict JSON, valid as it stands. With a
+    repair (a @fallback default, say) the lenient search decides, since a coercion may
+    keep what the model meant."""
     stripped = text.strip().lstrip("\ufeff").strip()
     if stripped[:1] not in ("{", "["):
         return None
@@ -710,31 +828,40 @@ def _whole_reply(
         value = strict_json(stripped)
     except (ValueError, RecursionError):
         return None
-    result, errors, repairs = check(descriptor, value, types, lenient=False, limits=limits)
+    result, errors, repairs = check(
+        descriptor, value, types, lenient=False, limits=limits
+    )
     return None if errors or repairs else ParseResult(result, repairs)
 
 
 def parse_reply(
-    text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None = None
+    text: str,
+    descriptor: Any,
+    types: dict[str, Any],
+    check: Any,
+    limits: Limits | None = None,
 ) -> ParseResult:
-    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md.
-    A reply past a limit (`Limits`: its size, its tags, its nesting) is a ReplyError naming
-    the limit."""
-    if not isinstance(text, str) or not text.strip():
+    """The one answer in `text` that fits `descriptor`, or ReplyError. See
+    reply-policy.md. A reply past a limit (`Limits`: its size, its tags, its nesting) is
+    a ReplyError naming the limit."""
+    # Callers without a type checker may pass anything.
+    if not isinstance(text, str) or not text.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ReplyError("the reply is empty")
     bounds = limits or LIMITS
     if len(text) > bounds.reply_chars:
-        raise ReplyError(
-            f"the reply is longer than {bounds.reply_chars} characters (the reply-size limit)"
-        )
+        limit = f"{bounds.reply_chars} characters (the reply-size limit)"
+        raise ReplyError(f"the reply is longer than {limit}")
     whole = _whole_reply(text, descriptor, types, check, limits)
     if whole is not None:
         return whole
     if count_tags(text, bounds.tags) > bounds.tags:
-        raise ReplyError(f"the reply holds more than {bounds.tags} tags (the tag limit)")
+        raise ReplyError(
+            f"the reply holds more than {bounds.tags} tags (the tag limit)"
+        )
     search = _Search(descriptor, types, check, limits)
     body = strip_reasoning(text)
-    budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear
+    # Characters parsed in all: keeps hostile replies linear
+    budget = 8 * len(body) + 4096
     for candidate in explicit_candidates(body, budget):
         budget -= len(candidate)
         search.consider(candidate)
@@ -744,7 +871,8 @@ def parse_reply(
             continue
         if height > search.depth:  # not read: the reader would stop at the limit
             search.too_deep = True
-            covered = end  # nor any span inside it: part of a value past the limit is no answer
+            # Nor any span inside it: part of a value past the limit is no answer.
+            covered = end
             continue
         budget -= end - start
         if budget < 0:
@@ -761,9 +889,11 @@ def _decide(search: _Search) -> ParseResult:
         if not search.parsed_any:
             raise ReplyError("no JSON found in the reply")
         raise ReplyError("the reply does not match the expected output", search.best)
-    if (
-        len(search.accepted) > 1
-        and len({json.dumps(v, sort_keys=True, ensure_ascii=False) for v, _ in search.accepted}) > 1
-    ):
-        raise ReplyError("the reply holds several different answers")
+    if len(search.accepted) > 1:
+        answers = {
+            json.dumps(value, sort_keys=True, ensure_ascii=False)
+            for value, _ in search.accepted
+        }
+        if len(answers) > 1:
+            raise ReplyError("the reply holds several different answers")
     return ParseResult(*search.accepted[0])
