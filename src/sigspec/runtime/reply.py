@@ -102,12 +102,15 @@ _REASONING_TAG = re.compile(
 _LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
 _REASONING_OPENER = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
-# A fence's opening line: its marker (group 1) is a whole run, which the next character
-# does not continue. Python 3.10 has no possessive quantifier, and a marker that could
-# give back backticks would make a line of 10 MB of them, and no newline, be retried at
-# every shorter marker (quadratic). The body and the closing line are found by
-# `_fence_end`.
-_FENCE_OPENER = re.compile(r"^[ \t]*(`{3,}(?!`)|~{3,}(?!~))[^\n]*\n", re.M)
+# A fence: its marker (group 1), its body (group 2) up to a line holding the marker
+# alone between blanks, or to the end of a text that ends inside it. The marker is a
+# whole run, taken in a lookahead that is never backtracked into (Python 3.10 has no
+# possessive `{3,}+`): a marker that could give back backticks was retried at every
+# shorter one on a line of 10 MB of them and no newline, quadratic. The body is one lazy
+# `.*?`, which keeps no record per line, where `(?:[^\n]*\n)*?` kept 60 bytes a line.
+_FENCE = re.compile(
+    r"^[ \t]*(?=(`{3,}|~{3,}))\1[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S
+)
 # The lookbehind after the first backtick, not before it: a pattern that starts with a
 # literal is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
@@ -360,35 +363,7 @@ def _fenced(text: str) -> list[str]:
     """The bodies of fenced blocks (most replies have none: two C searches say so)."""
     if "```" not in text and "~~~" not in text:
         return []
-    bodies: list[str] = []
-    pos = 0
-    while True:
-        opener = _FENCE_OPENER.search(text, pos)
-        if opener is None:
-            return bodies
-        body_end, pos = _fence_end(text, opener.end(), opener.group(1))
-        bodies.append(text[opener.end() : body_end])
-
-
-def _fence_end(text: str, start: int, marker: str) -> tuple[int, int]:
-    """Where the body of a fence opened by `marker` and starting at `start` (a line's
-    start) ends, and where to look for the next fence: at the first line that holds the
-    marker alone between spaces or tabs, else at the text's end. One search per line
-    that holds the marker, each from where the last stopped: linear, and no record kept
-    per line as the lazy pattern `(?:[^\\n]*\\n)*?` kept (60 bytes a line)."""
-    line = start
-    while True:
-        at = text.find(marker, line)
-        if at < 0:
-            return len(text), len(text)
-        line = max(line, text.rfind("\n", line, at) + 1)
-        line_end = text.find("\n", at)
-        if line_end < 0:
-            line_end = len(text)
-        before, after = text[line:at], text[at + len(marker) : line_end]
-        if not before.strip(" \t") and not after.strip(" \t"):
-            return line, line_end
-        line = line_end + 1
+    return [m.group(2) for m in _FENCE.finditer(text)]
 
 
 def _all_candidates(text: str) -> Iterator[str]:
