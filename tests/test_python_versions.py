@@ -12,10 +12,14 @@ scripted `llm` (a valid reply, a messy one, a retry), every `parse_NAME` and
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
+import pkgutil
+import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +135,56 @@ def test_every_format_runs_with_pydantic_alone(
     summary = drive(pydantic_python, every_format_build, "every_format", tmp_path)
     assert names(summary, "clients") == {"read_record"}, summary
     assert summary["validators"] == ["read_record"], summary
+
+
+def _opcodes(node: Any) -> Iterator[str]:
+    """Every opcode of a parsed pattern (`re._parser`'s tree), nested ones too."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    if isinstance(node, _parser.SubPattern):
+        node = node.data
+    if isinstance(node, list | tuple):
+        for item in node:
+            if (
+                isinstance(item, tuple)
+                and len(item) == 2
+                and type(item[0]).__name__ == ("_NamedIntConstant")
+            ):
+                yield str(item[0])
+                yield from _opcodes(item[1])
+            else:
+                yield from _opcodes(item)
+
+
+def _patterns(value: Any) -> Iterator[re.Pattern[str]]:
+    if isinstance(value, re.Pattern):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _patterns(item)
+    elif isinstance(value, list | tuple | frozenset):
+        for item in value:
+            yield from _patterns(item)
+
+
+def test_the_runtime_patterns_compile_on_python_3_10() -> None:
+    """Python 3.10's `re` has no possessive quantifiers and no atomic groups (`*+`, `(?>`):
+    a pattern of the runtime modules (shipped in every generated package) that holds one
+    raises `re.error` there. Checked here without a 3.10 interpreter."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    import sigspec.runtime
+
+    found: list[str] = []
+    checked = 0
+    for info in pkgutil.iter_modules(sigspec.runtime.__path__):
+        module = importlib.import_module(f"sigspec.runtime.{info.name}")
+        for name, value in vars(module).items():
+            for pattern in _patterns(value):
+                checked += 1
+                tree = _parser.parse(pattern.pattern, pattern.flags)
+                used = set(_opcodes(tree)) & {"POSSESSIVE_REPEAT", "ATOMIC_GROUP"}
+                if used:
+                    found.append(f"{info.name}.{name}: {sorted(used)}")
+    assert checked > 10, checked
+    assert found == []
