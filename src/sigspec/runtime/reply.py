@@ -119,37 +119,51 @@ _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
 # Outside brackets: the text up to the next opener, then a whole bracket pair with no
 # bracket or quote inside (group 1: most spans, taken in one step) or else the opener
-# alone (group 2).
-_OUTSIDE = re.compile(r"[^{\[]*(?:(\{[^{}\[\]\"']*\}|\[[^{}\[\]\"']*\])|([{\[]))")
+# alone (group 2), or else the text's end (which no backtracking then looks before).
+_OUTSIDE = re.compile(r"[^{\[]*(?:(\{[^{}\[\]\"']*\}|\[[^{}\[\]\"']*\])|([{\[])|\Z)")
 _OPENERS = frozenset("{[")  # also the lenient reader's
 _OPENER_RUN = re.compile(r"[{\[]*")
 _CLOSER_RUN = re.compile(r"[}\]]+")
 _CLOSERS = frozenset("}]")
-_DQ_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_SQ_STRING = r"'[^'\\\n]*(?:\\[^\n][^'\\\n]*)*'"
-_DQ_AT = re.compile(_DQ_STRING, re.S)
+# The body of a string after its opening quote, up to where it closes: batches of at
+# most 1000 escapes (`re` keeps a record per repetition until the match ends), so that
+# `_string_end` reads a string of a million escapes in a thousand C-speed steps.
+_BODIES = {
+    '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*){0,1000}', re.S),
+    "'": re.compile(r"[^'\\\n]*(?:\\[^\n][^'\\\n]*){0,1000}"),
+}
+
+
+def _string_end(text: str, at: int, quote: str) -> int:
+    """Where the string opening at `at` ends (past its closing quote), or -1 when it
+    never closes: a double-quoted one may span lines, a single-quoted one may not."""
+    body = _BODIES[quote]
+    pos = at + 1
+    while True:
+        end = body.match(text, pos).end()  # type: ignore[union-attr]  # `*`: always
+        if text[end : end + 1] == quote:
+            return end + 1
+        if end == pos or end == len(text):  # the text's end, a line break, a lone `\`
+            return -1
+        pos = end  # a batch of escapes ended: the next goes on
 
 
 def _inside(dq: bool, sq: bool) -> re.Pattern[str]:
-    """Inside brackets: all up to the next bracket in one match, whole strings skipped,
-    so that a 10 MB list of strings is a few C-speed matches, not a Python step per
-    string. A quote where the match ends opens no string, and then no later quote of its
-    kind can (up to the line's end for single quotes): the patterns without that kind
-    keep the scan linear, where retrying every quote was quadratic. While single quotes
-    are out, the match stops at a line break (which brings them back) and at a double
-    quote (whose string may run past the line break: `_quote_stop` takes it).
+    """Inside brackets: all up to the next bracket in one match, strings without escapes
+    skipped whole, so that a 10 MB list of strings is a few C-speed matches, not a
+    Python step per string. `_next_stop` reads the strings the match stops at.
 
-    Python 3.10 has no possessive quantifier, so nothing here may backtrack: the runs
-    between strings are maximal, and each string has one reading. The repetition over
-    strings is capped: `re` keeps a record of every repetition until the match ends, 75
-    bytes a character for a list of short strings. `_next_stop` takes the next batch."""
+    Python 3.10 has no possessive quantifier: nothing here gives back what it took but
+    the run inside a string never closed (one character compared per step). The
+    repetition over strings is capped: `re` keeps a record of every repetition until
+    the match ends, 75 bytes a character for a list of short strings."""
     quotes = ('"' if dq else "") + ("'" if sq else "")
     if not sq:
         return re.compile(f"[^{{}}\\[\\]\\n{quotes}]*")
     stops = "{}\\[\\]" + quotes
-    strings = "|".join(s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive)
-    batch = f"(?:(?:{strings})[^{stops}]*){{0,{_BATCH}}}"
-    return re.compile(f"[^{stops}]*{batch}", re.S)
+    plain = [s for s, alive in ((r'"[^"\\]*"', dq), (r"'[^'\\\n]*'", sq)) if alive]
+    batch = f"(?:(?:{'|'.join(plain)})[^{stops}]*){{0,{_BATCH}}}"
+    return re.compile(f"[^{stops}]*{batch}")
 
 
 _BATCH = 1000  # strings skipped in one match
@@ -157,18 +171,24 @@ _INSIDE = {(dq, sq): _inside(dq, sq) for dq in (True, False) for sq in (True, Fa
 
 
 def _next_stop(text: str, pos: int, dq: bool, sq: bool) -> int:
-    """Where the scan inside brackets stops (a bracket, a quote that opens no string, a
-    line break while single quotes are out), from `pos`; -1 when nothing stops it."""
+    """Where the scan inside brackets stops, from `pos`: a bracket; a quote that opens
+    no string, after which no later quote of its kind can (up to the line's end for
+    single quotes: `_quote_stop`), so that no quote is tried twice (retrying every
+    quote was quadratic); a line break while single quotes are out (it brings them
+    back). -1 when nothing stops it."""
     skip = _INSIDE[dq, sq]
     while True:
         end = skip.match(text, pos).end()  # type: ignore[union-attr]  # `*`: always
         if end == len(text):
             return -1
-        # A quote after skipped strings: the batch ended there, or the quote opens no
-        # string, which the next match tells by taking nothing.
-        if not sq or end == pos or text[end] not in "\"'":
+        quote = text[end]
+        if not sq or quote not in "\"'":
             return end
-        pos = end
+        # A string with escapes, the first after a full batch, or a quote that opens
+        # no string (its kind is then out, so this reads each character once).
+        pos = _string_end(text, end, quote)
+        if pos < 0:
+            return end
 
 
 _STOPS = frozenset("\"'\n")  # what may stop the scan inside brackets, besides a bracket
@@ -240,7 +260,7 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
     while True:
         if not stack:
             match = _OUTSIDE.match(text, pos)
-            if match is None:
+            if match is None or match.lastindex is None:  # the text's end
                 break
             pos = match.end()
             if match.group(1) is not None:  # a flat pair: a span of its own
@@ -314,9 +334,9 @@ def _quote_stop(
         line_end = text.find("\n", at)
         return dq, len(text) if line_end < 0 else line_end, pos
     if char == '"' and at < sq_dead_to:  # single quotes out: a string is taken here
-        string = _DQ_AT.match(text, at)
-        if string is not None:
-            return dq, sq_dead_to, string.end()
+        after = _string_end(text, at, char)
+        if after >= 0:
+            return dq, sq_dead_to, after
     # A double quote that opens no string, or the line break that brings single quotes
     # back.
     return dq and char != '"', sq_dead_to, pos
@@ -368,7 +388,7 @@ def _fenced(text: str) -> list[str]:
 
 def _all_candidates(text: str) -> Iterator[str]:
     """Every explicit candidate in order, each sliced only when asked for."""
-    # fenced blocks never overlap: all of them are at most the text
+    # Fenced blocks never overlap: all of them are at most the text
     yield from _fenced(text)
     for start, end in _tag_spans(text):
         yield text[start:end]
@@ -436,9 +456,14 @@ _CLOSED = re.compile(
 # fails at its first character, not after a scan of it. Batches of pieces, not one
 # unbounded repetition: `re` keeps a record of each repetition until the match ends
 # (Python 3.10 has no possessive `*+`, which keeps none). Punctuation and whitespace
-# next to each other are taken as one repetition: fewer records, 20% faster.
+# next to each other are taken as one repetition: fewer records, 20% faster. Strings
+# of more than 32 escapes (a record each) are taken as never closed, with all the rest:
+# the lengths of the pieces `findall` cuts then tell whether the text holds junk.
 _RUN = re.compile(
-    rf"(?:[{{}}\[\]:, \t\r\n\ufeff]+|{_PIECE.pattern}){{0,1000}}", re.S | re.X
+    rf"(?:[{{}}\[\]:, \t\r\n\ufeff]+|{_PIECE.pattern}){{0,1000}}".replace(
+        ')*"', '){0,32}"'
+    ).replace(")*'", "){0,32}'"),
+    re.S | re.X,
 )
 _UNCLOSED_START = frozenset("\"'\u201c\u2018/")
 _GAP = frozenset(" \t\r\n\ufeff/#")
@@ -557,9 +582,9 @@ def _run_end(text: str) -> int:
 def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken
     for anything else, _TooDeep for containers nested more than `depth` levels."""
-    if _run_end(text) != len(text):
+    pieces = _PIECE.findall(text) if _run_end(text) == len(text) else []
+    if sum(map(len, pieces)) != len(text):
         raise _Broken("the text holds something that is no JSON")
-    pieces = _PIECE.findall(text)
     if (
         pieces
         and pieces[-1][0] in _UNCLOSED_START
