@@ -117,13 +117,13 @@ def names(summary: dict[str, Any], key: str) -> set[str]:
 def test_the_examples_run_with_pydantic_alone(
     pydantic_python: Path, example_builds: list[Path], tmp_path: Path
 ) -> None:
-    version = pydantic_python.parent.parent.name
+    """Every client function, parser and validator of the examples, with each validator
+    layout, in each version."""
     for build in example_builds:
         summary = drive(pydantic_python, build, "examples", tmp_path)
-        assert summary["python"] in VERSIONS, summary
         assert summary["modules"] >= 20, summary  # runtime, validators, models, clients
-        assert names(summary, "clients") == EXAMPLE_CLIENTS, (version, summary)
-        assert set(summary["validators"]) == EXAMPLE_PARSERS, (version, summary)
+        assert names(summary, "clients") == EXAMPLE_CLIENTS, summary
+        assert set(summary["validators"]) == EXAMPLE_PARSERS, summary
 
 
 @pytest.mark.parametrize("pydantic_python", VERSIONS, indirect=True)
