@@ -44,6 +44,13 @@ SHAPES = {
     "nested_objects": lambda n: '{"a": ' * (n // 6) + "1" + "}" * (n // 6),
     "code_spans": lambda n: _repeat("`{x` ", n) + ANSWER,
     "quotes_in_brackets": lambda n: "[" + _repeat("\"'", n),
+    # A run of fence markers and no line break (Python 3.10's `re` has no possessive
+    # quantifier: each shorter marker retried was quadratic), a list of strings (one repeated
+    # group per string: unbounded, its backtracking state was 75 bytes a character), and the
+    # same list in single quotes (the lenient reader's pieces).
+    "backtick_run": lambda n: "`" * n,
+    "string_list": lambda n: "[" + _repeat('"ab", ', n) + '"x"]',
+    "single_quoted_list": lambda n: "[" + _repeat("'ab', ", n) + "'x']",
 }
 
 PYTHON_RUN = """
@@ -106,6 +113,9 @@ export const SHAPES = {
   nested_objects: (n) => '{"a": '.repeat(Math.floor(n / 6)) + "1" + "}".repeat(Math.floor(n / 6)),
   code_spans: (n) => rep("`{x` ", n) + ANSWER,
   quotes_in_brackets: (n) => "[" + rep("\\"'", n),
+  backtick_run: (n) => "`".repeat(n),
+  string_list: (n) => "[" + rep('"ab", ', n) + '"x"]',
+  single_quoted_list: (n) => "[" + rep("'ab', ", n) + "'x']",
 };
 """
 

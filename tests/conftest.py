@@ -1,5 +1,6 @@
-"""Shared fixtures: the repository root, a helper that runs the real `sigspec` command, and
-one that writes a generated Python package."""
+"""Shared fixtures: the repository root, a helper that runs the real `sigspec` command, one
+that writes a generated Python package, and the interpreters that run generated packages
+with pydantic alone."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+# The interpreters a generated package runs on, each a venv's python holding pydantic alone,
+# their paths joined by ":". `.ci/run` sets it, one for each of Python 3.10 to 3.13.
+PYDANTIC_PYTHONS = "SIGSPEC_PYDANTIC_PYTHONS"
 
 
 def write_python_package(
@@ -97,3 +101,42 @@ def write_files(tmp_path: Path):  # type: ignore[no-untyped-def]
         return tmp_path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def pydantic_pythons() -> dict[str, Path]:
+    """The interpreters of SIGSPEC_PYDANTIC_PYTHONS, by version ("3.10"). Skips, naming the
+    variable, when it is unset or names a path that does not exist."""
+    value = os.environ.get(PYDANTIC_PYTHONS, "")
+    if not value:
+        pytest.skip(
+            f"{PYDANTIC_PYTHONS} is not set: no interpreters with pydantic alone to run"
+            " the generated package on (.ci/run sets it)"
+        )
+    found: dict[str, Path] = {}
+    for entry in value.split(os.pathsep):
+        path = Path(entry)
+        if not path.is_file():
+            pytest.skip(f"{PYDANTIC_PYTHONS} names {entry}, which does not exist")
+        version = subprocess.run(
+            [str(path), "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.strip()
+        found[version] = path
+    return found
+
+
+@pytest.fixture
+def pydantic_python(request: pytest.FixtureRequest, pydantic_pythons: dict[str, Path]) -> Path:
+    """The interpreter of SIGSPEC_PYDANTIC_PYTHONS for the version the test is parametrized
+    with (`indirect`); skips, naming the variable, when it holds none."""
+    version: str = request.param
+    if version not in pydantic_pythons:
+        pytest.skip(
+            f"{PYDANTIC_PYTHONS} holds no Python {version}"
+            f" (it holds {', '.join(sorted(pydantic_pythons)) or 'none'})"
+        )
+    return pydantic_pythons[version]

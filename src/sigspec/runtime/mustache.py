@@ -1,11 +1,11 @@
-"""A small Mustache renderer: the subset sigspec's prompt templates use, as the spec says.
+"""A small Mustache renderer: the subset sigspec's prompts use, as the spec says.
 
-Variables (`{{x}}`, `{{{x}}}`, `{{&x}}`, dotted names, `{{.}}`), sections over lists, maps and
-truthy values, inverted sections, comments, set-delimiter tags, and standalone-line removal.
-No HTML escaping: prompts are text. Values render as text: strings as they are, everything
-else as JSON (`true`, `null`, `[1, 2]`). Rendering never executes anything. Shipped inside
-generated packages (the client renders its prompts with it); the checker reads `@prompt`
-templates with the same tokenizer.
+Variables (`{{x}}`, `{{{x}}}`, `{{&x}}`, dotted names, `{{.}}`), sections over lists,
+maps and truthy values, inverted sections, comments, set-delimiter tags, and
+standalone-line removal. No HTML escaping: prompts are text. Values render as text:
+strings as they are, everything else as JSON (`true`, `null`, `[1, 2]`). Rendering never
+executes anything. Shipped inside generated packages (the client renders its prompts
+with it); the checker reads `@prompt` templates with the same tokenizer.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class MustacheError(ValueError):
@@ -27,10 +27,11 @@ class MustacheError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """A piece of a template: text, or a tag with its name and its extent in the template.
+    """A piece of a template: text, or a tag with its name and its extent in it.
 
-    Kinds: "text", "var", "section", "inverted", "close", "comment", "delims" (a set-delimiter
-    tag), "partial". Rendering ignores the last three; the checker refuses the last two."""
+    Kinds: "text", "var", "section", "inverted", "close", "comment", "delims" (a
+    set-delimiter tag), "partial". Rendering ignores the last three; the checker refuses
+    the last two."""
 
     kind: str
     value: str  # the text, or the tag's name
@@ -49,8 +50,9 @@ _KINDS = {
 
 
 def tokenize(template: str) -> list[Token]:
-    """The template's tokens, in order; standalone lines of non-variable tags removed as the
-    Mustache spec says. The one tokenizer: the renderer and the checker both read this."""
+    """The template's tokens, in order; standalone lines of non-variable tags removed as
+    the Mustache spec says. The one tokenizer: the renderer and the checker both read
+    this."""
     out: list[Token] = []
     open_, close = "{{", "}}"
     pos = 0
@@ -116,12 +118,25 @@ def _lookup(name: str, stack: Sequence[Any]) -> Any:
         return stack[-1]
     first, *rest = name.split(".")
     for context in reversed(stack):
-        if isinstance(context, Mapping) and first in context:
+        if _is_mapping(context) and first in context:
             value = context[first]
             for part in rest:
-                value = value.get(part) if isinstance(value, Mapping) else None
+                value = _member(value, part)
             return value
     return None
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return isinstance(value, Mapping)
+
+
+def _member(value: Any, name: str) -> Any:
+    """`value[name]` when `value` is a mapping that has it, else None."""
+    return value.get(name) if _is_mapping(value) else None
+
+
+def _is_list(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
 
 
 def _text(value: Any) -> str:
@@ -170,7 +185,7 @@ def _render(
             if tag.kind == "inverted":
                 if not truthy:
                     _render(tags, index + 1, end, stack, out)
-            elif isinstance(value, list):
+            elif _is_list(value):
                 for item in value:
                     _render(tags, index + 1, end, [*stack, item], out)
             elif truthy:

@@ -1,10 +1,11 @@
-# Finding the answer in a raw LLM reply: candidates, a lenient
-# JSON reader that repairs syntax only where the intent is unambiguous, and the rule that the
-# candidate that validates wins while disagreeing candidates are rejected. Time is linear in
-# the reply's length, and so is memory: candidates are spans of the reply, sliced only when
+# Finding the answer in a raw LLM reply: candidates, a lenient JSON reader that repairs
+# syntax only where the intent is unambiguous, and the rule that the candidate that
+# validates wins while disagreeing candidates are rejected. Time is linear in the
+# reply's length, and so is memory: candidates are spans of the reply, sliced only when
 # read, and all candidates together read at most eight times the reply. Nothing is ever
-# evaluated, and nothing recurses on the reply's nesting (the `json` module's decoder aside,
-# which stops at the interpreter's limit: its RecursionError is a text that is no answer).
+# evaluated, and nothing recurses on the reply's nesting (the `json` module's decoder
+# aside, which stops at the interpreter's limit: its RecursionError is a text that is no
+# answer).
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ from .common import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, TypeGuard
 
 
 MAX_CANDIDATES = 64
@@ -54,10 +55,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 # Made once: json.loads with options builds a new decoder on every call.
 _STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
-# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a number
-# in a string, JSON in a string, the lenient reader): there an overflowing literal such as
-# 1e400 is rejected instead of becoming infinity. A whole reply that is strict JSON is decoded
-# at full speed and keeps Python's reading of it.
+# With a float hook the C decoder runs at half speed, so only the rarer paths use it (a
+# number in a string, JSON in a string, the lenient reader): there an overflowing
+# literal such as 1e400 is rejected instead of becoming infinity. A whole reply that is
+# strict JSON is decoded at full speed and keeps Python's reading of it.
 _FINITE = json.JSONDecoder(
     object_pairs_hook=_pairs, parse_constant=_no_constant, parse_float=_finite
 )
@@ -92,7 +93,7 @@ class _Read:
         self.truncated = truncated  # paths of objects the text ended inside
 
 
-# ---- reasoning and candidates --------------------------------------------------------------
+# ---- reasoning and candidates --------------------------------------------------------
 
 # Reasoning tags: an opener (group 1, no space allowed) or a closer (group 2).
 _REASONING_TAG = re.compile(
@@ -101,60 +102,104 @@ _REASONING_TAG = re.compile(
 _LONE_THINK = re.compile(r"</(?:think|thinking|reasoning)\s*>", re.I)
 _REASONING_OPENER = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
 _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
-# A fence: its marker (group 1, possessive: a line of 10 MB of backticks and no newline would
-# otherwise be retried at every shorter marker, quadratic), its body line by line (group 2),
-# and the last line of a block the text ends inside (group 3).
+# A fence: its marker (group 1), its body (group 2) up to a line holding the marker
+# alone between blanks, or to the end of a text that ends inside it. The marker is a
+# whole run, taken in a lookahead that is never backtracked into (Python 3.10 has no
+# possessive `{3,}+`): a marker that could give back backticks was retried at every
+# shorter one on a line of 10 MB of them and no newline, quadratic. The body is one lazy
+# `.*?`, which keeps no record per line, where `(?:[^\n]*\n)*?` kept 60 bytes a line.
 _FENCE = re.compile(
-    r"^[ \t]*(`{3,}+|~{3,}+)[^\n]*\n((?:[^\n]*+\n)*?)(?:[ \t]*\1[ \t]*$|([^\n]*)\Z)",
-    re.M,
+    r"^[ \t]*(?=(`{3,}|~{3,}))\1[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S
 )
-# The lookbehind after the first backtick, not before it: a pattern that starts with a literal
-# is searched at C speed.
+# The lookbehind after the first backtick, not before it: a pattern that starts with a
+# literal is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
-# A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no bare
-# words), the natural answer when the output is a scalar.
+# A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no
+# bare words), the natural answer when the output is a scalar.
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
-# Outside brackets: the text up to the next opener, then a whole bracket pair with no bracket
-# or quote inside (group 1: most spans, taken in one step) or else the opener alone (group 2).
-_OUTSIDE = re.compile(r"[^{\[]*+(?:(\{[^{}\[\]\"']*+\}|\[[^{}\[\]\"']*+\])|([{\[]))")
+# Outside brackets: the text up to the next opener, then a whole bracket pair with no
+# bracket or quote inside (group 1: most spans, taken in one step) or else the opener
+# alone (group 2), or else the text's end (which no backtracking then looks before).
+_OUTSIDE = re.compile(r"[^{\[]*(?:(\{[^{}\[\]\"']*\}|\[[^{}\[\]\"']*\])|([{\[])|\Z)")
 _OPENERS = frozenset("{[")  # also the lenient reader's
 _OPENER_RUN = re.compile(r"[{\[]*")
 _CLOSER_RUN = re.compile(r"[}\]]+")
 _CLOSERS = frozenset("}]")
-_DQ_STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_SQ_STRING = r"'[^'\\\n]*+(?:\\[^\n][^'\\\n]*+)*+'"
-_DQ_AT = re.compile(_DQ_STRING, re.S)
+# The body of a string after its opening quote, up to where it closes: batches of at
+# most 1000 escapes (`re` keeps a record per repetition until the match ends), so that
+# `_string_end` reads a string of a million escapes in a thousand C-speed steps.
+_BODIES = {
+    '"': re.compile(r'[^"\\]*(?:\\.[^"\\]*){0,1000}', re.S),
+    "'": re.compile(r"[^'\\\n]*(?:\\[^\n][^'\\\n]*){0,1000}"),
+}
+
+
+def _string_end(text: str, at: int, quote: str) -> int:
+    """Where the string opening at `at` ends (past its closing quote), or -1 when it
+    never closes: a double-quoted one may span lines, a single-quoted one may not."""
+    body = _BODIES[quote]
+    pos = at + 1
+    while True:
+        end = body.match(text, pos).end()  # type: ignore[union-attr]  # `*`: always
+        if text[end : end + 1] == quote:
+            return end + 1
+        if end == pos or end == len(text):  # the text's end, a line break, a lone `\`
+            return -1
+        pos = end  # a batch of escapes ended: the next goes on
 
 
 def _inside(dq: bool, sq: bool) -> re.Pattern[str]:
-    """Inside brackets: all up to the next bracket (group 1) in one match, whole strings
-    skipped, so a 10 MB list of strings is one C-speed match, not a Python step per string.
-    A quote matched alone opens no string, and then no later quote of its kind can (up to
-    the line's end for single quotes): the patterns without that kind keep the scan linear,
-    where retrying every quote was quadratic. While single quotes are out, the match stops
-    at a line break (which brings them back) and at a double quote (whose string may run
-    past the line break: `raw_spans` takes it)."""
+    """Inside brackets: all up to the next bracket in one match, strings without escapes
+    skipped whole, so that a 10 MB list of strings is a few C-speed matches, not a
+    Python step per string. `_next_stop` reads the strings the match stops at.
+
+    Python 3.10 has no possessive quantifier: nothing here gives back what it took but
+    the run inside a string never closed (one character compared per step). The
+    repetition over strings is capped: `re` keeps a record of every repetition until
+    the match ends, 75 bytes a character for a list of short strings."""
     quotes = ('"' if dq else "") + ("'" if sq else "")
     if not sq:
-        stops = "{}\\[\\]\\n" + quotes
-        return re.compile(f"[^{stops}]*+([{stops}])")
+        return re.compile(f"[^{{}}\\[\\]\\n{quotes}]*")
     stops = "{}\\[\\]" + quotes
-    strings = [s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive]
-    return re.compile(
-        "(?:" + "|".join([f"[^{stops}]++", *strings]) + f")*+([{stops}])", re.S
-    )
+    plain = [s for s, alive in ((r'"[^"\\]*"', dq), (r"'[^'\\\n]*'", sq)) if alive]
+    batch = f"(?:(?:{'|'.join(plain)})[^{stops}]*){{0,{_BATCH}}}"
+    return re.compile(f"[^{stops}]*{batch}")
 
 
+_BATCH = 1000  # strings skipped in one match
 _INSIDE = {(dq, sq): _inside(dq, sq) for dq in (True, False) for sq in (True, False)}
+
+
+def _next_stop(text: str, pos: int, dq: bool, sq: bool) -> int:
+    """Where the scan inside brackets stops, from `pos`: a bracket; a quote that opens
+    no string, after which no later quote of its kind can (up to the line's end for
+    single quotes: `_quote_stop`), so that no quote is tried twice (retrying every
+    quote was quadratic); a line break while single quotes are out (it brings them
+    back). -1 when nothing stops it."""
+    skip = _INSIDE[dq, sq]
+    while True:
+        end = skip.match(text, pos).end()  # type: ignore[union-attr]  # `*`: always
+        if end == len(text):
+            return -1
+        quote = text[end]
+        if not sq or quote not in "\"'":
+            return end
+        # A string with escapes, the first after a full batch, or a quote that opens
+        # no string (its kind is then out, so this reads each character once).
+        pos = _string_end(text, end, quote)
+        if pos < 0:
+            return end
+
+
 _STOPS = frozenset("\"'\n")  # what may stop the scan inside brackets, besides a bracket
 
 
 def strip_reasoning(text: str) -> str:
-    """The reply without its reasoning: closed blocks, all before a lone closer, and all from
-    an opener never closed (a reply cut off while reasoning: a draft there is no answer)."""
-    if (
-        "</" in text
-    ):  # blocks and lone closers need a closing tag; most replies have none
+    """The reply without its reasoning: closed blocks, all before a lone closer, and all
+    from an opener never closed (a reply cut off while reasoning: a draft there is no
+    answer)."""
+    # Blocks and lone closers need a closing tag; most replies have none
+    if "</" in text:
         text = _without_reasoning_blocks(text)
         ends = [m.end() for m in _LONE_THINK.finditer(text)] if "</" in text else []
         text = text[ends[-1] :] if ends else text
@@ -163,10 +208,11 @@ def strip_reasoning(text: str) -> str:
 
 
 def _without_reasoning_blocks(text: str) -> str:
-    """The text without its `<think>...</think>` blocks (any of the three names, either case;
-    each closed by the next closer of its name), leftmost first: what substituting the lazy
-    `<(name)>.*?</name>` would give, but linear: that pattern scanned to the end of the text
-    for every opener no closer follows (`<think></x>` repeated took 30 s for 220 KB)."""
+    """The text without its `<think>...</think>` blocks (any of the three names, either
+    case; each closed by the next closer of its name), leftmost first: what substituting
+    the lazy `<(name)>.*?</name>` would give, but linear: that pattern scanned to the
+    end of the text for every opener no closer follows (`<think></x>` repeated took 30 s
+    for 220 KB)."""
     openers: list[tuple[int, int, str]] = []
     closers: dict[str, list[tuple[int, int]]] = {}
     for match in _REASONING_TAG.finditer(text):
@@ -176,7 +222,7 @@ def _without_reasoning_blocks(text: str) -> str:
             closers.setdefault(match.group(2).lower(), []).append(match.span())
     kept: list[str] = []
     pos = 0
-    # Each name's first closer not yet passed: openers come in order, so it only moves on.
+    # Each name's first closer not yet passed (openers come in order: it only moves on).
     first = dict.fromkeys(closers, 0)
     for start, end, name in openers:
         found = closers.get(name)
@@ -194,16 +240,17 @@ def _without_reasoning_blocks(text: str) -> str:
 
 
 def raw_spans(text: str) -> list[tuple[int, int]]:
-    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an unclosed
-    outermost one to the end of the text. One pass: outside brackets one match takes a flat
-    pair whole or finds the next opener; inside, one match takes all up to the next bracket."""
+    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an
+    unclosed outermost one to the end of the text. One pass: outside brackets one match
+    takes a flat pair whole or finds the next opener; inside, one match takes all up to
+    the next bracket."""
     return [(start, end) for start, end, _ in nested_spans(text)]
 
 
 def nested_spans(text: str) -> list[tuple[int, int, int]]:
-    """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a span
-    past the depth limit is known without reading it (nested brackets: each span inside
-    another, each read to the limit, was a read of most of the text each)."""
+    """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a
+    span past the depth limit is known without reading it (nested brackets: each span
+    inside another, each read to the limit, was a read of most of the text each)."""
     # [where it opens, the bracket, the deepest nesting found inside so far]
     stack: list[list[Any]] = []
     spans: list[tuple[int, int, int]] = []
@@ -213,7 +260,7 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
     while True:
         if not stack:
             match = _OUTSIDE.match(text, pos)
-            if match is None:
+            if match is None or match.lastindex is None:  # the text's end
                 break
             pos = match.end()
             if match.group(1) is not None:  # a flat pair: a span of its own
@@ -221,11 +268,10 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
                 continue
             at = match.start(2)
         else:
-            match = _INSIDE[dq, pos >= sq_dead_to].match(text, pos)
-            if match is None:
+            at = _next_stop(text, pos, dq, pos >= sq_dead_to)
+            if at < 0:
                 break
-            at = match.start(1)
-            pos = match.end()
+            pos = at + 1
         char = text[at]
         if char in _STOPS:
             dq, sq_dead_to, pos = _quote_stop(text, at, pos, dq, sq_dead_to)
@@ -247,9 +293,9 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
 def _close(
     text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]
 ) -> int:
-    """The closer at `at` and those right after it, while brackets stay open: each closes its
-    opener's span, or, closing none, ends the brackets (what came before is not JSON). Where
-    the scan goes on."""
+    """The closer at `at` and those right after it, while brackets stay open: each
+    closes its opener's span, or, closing none, ends the brackets (what came before is
+    not JSON). Where the scan goes on."""
     end = (
         _CLOSER_RUN.match(text, at).end()  # type: ignore[union-attr]  # one closer at least
         if text[at + 1 : at + 2] in _CLOSERS
@@ -270,8 +316,8 @@ def _close(
 
 
 def _open_height(stack: list[list[Any]]) -> int:
-    """How deep brackets nest in the outermost bracket never closed: each open bracket holds
-    the ones above it."""
+    """How deep brackets nest in the outermost bracket never closed: each open bracket
+    holds the ones above it."""
     height = 0
     for entry in reversed(stack):
         height = max(height + 1, entry[2])
@@ -281,17 +327,18 @@ def _open_height(stack: list[list[Any]]) -> int:
 def _quote_stop(
     text: str, at: int, pos: int, dq: bool, sq_dead_to: int
 ) -> tuple[bool, int, int]:
-    """The bracket scan stopped at a quote or a line break (rare: see `_inside`). Returns the
-    new quote state and where the scan goes on."""
+    """The bracket scan stopped at a quote or a line break (rare: see `_inside`).
+    Returns the new quote state and where the scan goes on."""
     char = text[at]
     if char == "'":  # opens no string: no single quote can before the line's end
         line_end = text.find("\n", at)
         return dq, len(text) if line_end < 0 else line_end, pos
     if char == '"' and at < sq_dead_to:  # single quotes out: a string is taken here
-        string = _DQ_AT.match(text, at)
-        if string is not None:
-            return dq, sq_dead_to, string.end()
-    # A double quote that opens no string, or the line break that brings single quotes back.
+        after = _string_end(text, at, char)
+        if after >= 0:
+            return dq, sq_dead_to, after
+    # A double quote that opens no string, or the line break that brings single quotes
+    # back.
     return dq and char != '"', sq_dead_to, pos
 
 
@@ -309,13 +356,14 @@ def count_tags(text: str, most: int) -> int:
 
 
 def _tag_spans(text: str) -> list[tuple[int, int]]:
-    """Where each tag's body lies, by where it starts: spans, not strings, since the bodies of
-    nested tags overlap (a body apiece was quadratic in memory)."""
+    """Where each tag's body lies, by where it starts: spans, not strings, since the
+    bodies of nested tags overlap (a body apiece was quadratic in memory)."""
     if "</" not in text:  # a body needs a closing tag
         return []
     open_at: dict[str, list[int]] = {}
     spans: list[tuple[int, int]] = []
-    # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or more.
+    # One `groups()` and one dict lookup a tag: a 10 MB reply holds a million tags or
+    # more.
     for match in _TAG.finditer(text):
         closing, name = match.groups()
         name = name.lower()
@@ -335,14 +383,13 @@ def _fenced(text: str) -> list[str]:
     """The bodies of fenced blocks (most replies have none: two C searches say so)."""
     if "```" not in text and "~~~" not in text:
         return []
-    return [m.group(2) + (m.group(3) or "") for m in _FENCE.finditer(text)]
+    return [m.group(2) for m in _FENCE.finditer(text)]
 
 
 def _all_candidates(text: str) -> Iterator[str]:
     """Every explicit candidate in order, each sliced only when asked for."""
-    yield from _fenced(
-        text
-    )  # fenced blocks never overlap: all of them are at most the text
+    # Fenced blocks never overlap: all of them are at most the text
+    yield from _fenced(text)
     for start, end in _tag_spans(text):
         yield text[start:end]
     if "`" in text:
@@ -354,11 +401,12 @@ def _all_candidates(text: str) -> Iterator[str]:
 
 
 def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
-    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string,
-    number or boolean (the answer to a signature whose output is a scalar): most explicit
-    first, duplicates removed, at most MAX_CANDIDATES of them and, with a `budget`, no more
-    characters in all than it (the bodies of nested tags overlap: all of them are quadratic
-    in the reply's length). Raw JSON anywhere in the text comes after, in `parse_reply`."""
+    """Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON
+    string, number or boolean (the answer to a signature whose output is a scalar): most
+    explicit first, duplicates removed, at most MAX_CANDIDATES of them and, with a
+    `budget`, no more characters in all than it (the bodies of nested tags overlap: all
+    of them are quadratic in the reply's length). Raw JSON anywhere in the text comes
+    after, in `parse_reply`."""
     seen: set[str] = set()
     unique: list[str] = []
     for candidate in _all_candidates(text):
@@ -375,11 +423,12 @@ def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
     return unique
 
 
-# ---- the lenient reader -------------------------------------------------------------------
+# ---- the lenient reader --------------------------------------------------------------
 
-# The pieces of a candidate: whitespace, comments and tokens. One C-driven `findall` cuts the
-# whole text; pieces are told apart by their first character (their first characters never
-# overlap), and text that is no piece is left out, which the lengths then show.
+# The pieces of a candidate: whitespace, comments and tokens. One C-driven `findall`
+# cuts the whole text; pieces are told apart by their first character (their first
+# characters never overlap), and text that is no piece is left out, which the lengths
+# then show.
 _PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
     r"""[{}\[\]:,]
     |[ \t\r\n\ufeff]+
@@ -392,18 +441,30 @@ _PIECE = re.compile(  # the most frequent pieces first: each branch tried costs
     |["'\u201c\u2018].*|/\*.*""",
     re.S | re.X,
 )
-# The last branch takes a string or comment never closed, and all that follows, as one piece:
-# `findall` would otherwise retry every later quote, each scanning to the end (quadratic). Such
-# a piece is the last one and is no closed string or comment, which `_CLOSED` tells.
+# The last branch takes a string or comment never closed, and all that follows, as one
+# piece: `findall` would otherwise retry every later quote, each scanning to the end
+# (quadratic). Such a piece is the last one and is no closed string or comment, which
+# `_CLOSED` tells.
 _CLOSED = re.compile(
     r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|/\*.*?\*/|//[^\n]*
     |\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019""",
     re.S | re.X,
 )
-# The longest run of pieces from the start: where it ends, the text holds something that is no
-# piece. Tested before `findall`, which would go on over all the rest: a candidate of junk
-# (the body of a tag around the answer) fails at its first character, not after a scan of it.
-_RUN = re.compile(f"(?:{_PIECE.pattern})*+", re.S | re.X)
+# A run of pieces: `_run_end` finds where the longest run from the start ends, which is
+# where the text holds something that is no piece. Tested before `findall`, which would
+# go on over all the rest: a candidate of junk (the body of a tag around the answer)
+# fails at its first character, not after a scan of it. Batches of pieces, not one
+# unbounded repetition: `re` keeps a record of each repetition until the match ends
+# (Python 3.10 has no possessive `*+`, which keeps none). Punctuation and whitespace
+# next to each other are taken as one repetition: fewer records, 20% faster. Strings
+# of more than 32 escapes (a record each) are taken as never closed, with all the rest:
+# the lengths of the pieces `findall` cuts then tell whether the text holds junk.
+_RUN = re.compile(
+    rf"(?:[{{}}\[\]:, \t\r\n\ufeff]+|{_PIECE.pattern}){{0,1000}}".replace(
+        ')*"', '){0,32}"'
+    ).replace(")*'", "){0,32}'"),
+    re.S | re.X,
+)
 _UNCLOSED_START = frozenset("\"'\u201c\u2018/")
 _GAP = frozenset(" \t\r\n\ufeff/#")
 _COMMENT_START = frozenset("/#")
@@ -431,9 +492,8 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
     if kind == "sq":
         repairs.append("read a single-quoted string")
         if "\\" not in token:
-            return token[
-                1:-1
-            ]  # no escapes: what decoding it as a JSON string would give
+            # No escapes: what decoding it as a JSON string would give
+            return token[1:-1]
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
         return str(_LOOSE.decode(f'"{body}"'))
@@ -445,13 +505,13 @@ _VALUE, _KEY, _COLON, _SEP = 0, 1, 2, 3  # what the lenient reader expects next
 
 
 def _path(stack: list[list[Any]]) -> tuple[Any, ...]:
-    """Where the innermost open container sits: each parent's pending key, or the index its
-    child will take."""
+    """Where the innermost open container sits: each parent's pending key, or the index
+    its child will take."""
     return tuple(f[2] if f[1] else len(f[0]) for f in stack[:-1])
 
 
 def _put(stack: list[list[Any]], value: Any) -> bool:
-    """A finished value into the innermost open container; True when it was the top value."""
+    """A finished value into the innermost open container; True for the top value."""
     if not stack:
         return True
     frame = stack[-1]
@@ -494,8 +554,8 @@ def _scalar(piece: str, repairs: list[str]) -> Any:
 
 
 def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -> Any:
-    """The text ended right after a complete member: forced only if every open container is
-    a map (checked against the schema later, by `_forced`). The top value."""
+    """The text ended right after a complete member: forced only if every open container
+    is a map (checked against the schema later, by `_forced`). The top value."""
     while True:
         if not stack[-1][1]:
             raise _Broken("the text ends inside a list")
@@ -505,14 +565,26 @@ def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -
             return value
 
 
-# One loop with an explicit stack, deliberately long: the reader is the hot part of parsing a
-# messy reply (issue 5's 30 us budget), and a call per token costs a tenth of its time.
+def _run_end(text: str) -> int:
+    """Where the longest run of pieces from the text's start ends."""
+    pos = 0
+    while pos < len(text):
+        run = _RUN.match(text, pos)
+        if run is None or run.end() == pos:
+            break
+        pos = run.end()
+    return pos
+
+
+# One loop with an explicit stack, deliberately long: the reader is the hot part of
+# parsing a messy reply (issue 5's 30 us budget), and a call per token costs a tenth of
+# its time.
 def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
-    """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken for
-    anything else, _TooDeep for containers nested more than `depth` levels."""
-    if _RUN.match(text).end() != len(text):  # type: ignore[union-attr]  # `*` always matches
+    """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken
+    for anything else, _TooDeep for containers nested more than `depth` levels."""
+    pieces = _PIECE.findall(text) if _run_end(text) == len(text) else []
+    if sum(map(len, pieces)) != len(text):
         raise _Broken("the text holds something that is no JSON")
-    pieces = _PIECE.findall(text)
     if (
         pieces
         and pieces[-1][0] in _UNCLOSED_START
@@ -522,11 +594,12 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     repairs: list[str] = []
     truncated: list[tuple[Any, ...]] = []
     comments = newline = done = False
-    # Open containers as [container, is_object, pending key]; a finished value goes into the
-    # innermost one, or is the answer at the top.
+    # Open containers as [container, is_object, pending key]; a finished value goes into
+    # the innermost one, or is the answer at the top.
     stack: list[list[Any]] = []
     state = _VALUE
-    closable = 0  # may the next token close the container: 1 right after it opened, 2 after a comma
+    # May the next token close the container: 1 right after it opened, 2 after a comma
+    closable = 0
     value: Any = None
     for piece in pieces:
         first = piece[0]
@@ -552,10 +625,8 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
                 continue
             elif after_line:
                 repairs.append("added a missing comma between lines")
-                state, closable = (
-                    (_KEY if frame[1] else _VALUE),
-                    0,
-                )  # and this token is that
+                # The token after the missing comma is the next key or value.
+                state, closable = (_KEY if frame[1] else _VALUE), 0
             else:
                 raise _Broken(f"expected ',' or a closer, got {shown(piece)}")
         if finished:
@@ -586,9 +657,8 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     if not done:
         if state != _SEP:
             raise _Broken("the text ends too early")
-        if (
-            pieces[-1][0] in _NUMBER_START
-        ):  # `0.9` may be the start of `0.95`: not forced
+        # `0.9` may be the start of `0.95`: not forced
+        if pieces[-1][0] in _NUMBER_START:
             raise _Broken("the text ends in a number, which may be cut short")
         value = _close_open_maps(stack, truncated)
     if comments:
@@ -600,17 +670,17 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
 
 # Made once: json.loads with options builds a new decoder on every call.
 _LOOSE = json.JSONDecoder(strict=False)
-# An object whose first key is not a double-quoted string (a bare or single-quoted key, a
-# comment) is no strict JSON: the lenient reader takes it without a failed strict attempt.
+# An object whose first key is not a double-quoted string (a bare or single-quoted key,
+# a comment) is no strict JSON: the lenient reader takes it without a failed strict
+# attempt.
 _NOT_STRICT = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]')
 
 
 def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
-    """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way no
-    list or map nested more than `depth` levels (_TooDeep)."""
-    if not _NOT_STRICT.match(
-        text
-    ):  # a failed strict attempt costs a Python-built error
+    """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way
+    no list or map nested more than `depth` levels (_TooDeep)."""
+    # A failed strict attempt costs a Python-built error
+    if not _NOT_STRICT.match(text):
         try:
             value = strict_json(text)
         except (ValueError, RecursionError):
@@ -622,7 +692,15 @@ def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
     return _lenient(text, depth)
 
 
-# ---- choosing the answer -------------------------------------------------------------------
+# ---- choosing the answer -------------------------------------------------------------
+
+
+def _is_map(value: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
+def _is_list(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
 
 
 def _resolve(descriptor: Any, types: dict[str, Any]) -> Any:
@@ -636,12 +714,12 @@ def _at_path(
 ) -> tuple[Any, Any]:
     for step in path:
         descriptor = _resolve(descriptor, types)
-        if descriptor[0] == "map" and isinstance(value, dict):
+        if descriptor[0] == "map" and _is_map(value):
             folded = str(step).replace("-", "_")
             field_ = next((f for f in descriptor[1] if f[1] == folded), None)
             descriptor = field_[2] if field_ else ("any",)
             value = value.get(step)
-        elif descriptor[0] == "list" and isinstance(value, list):
+        elif descriptor[0] == "list" and _is_list(value):
             descriptor, value = descriptor[1], value[step]
         else:
             return ("any",), None
@@ -649,16 +727,19 @@ def _at_path(
 
 
 def _forced(read: _Read, descriptor: Any, types: dict[str, Any]) -> bool:
-    """Truncation is repaired only when nothing but closing braces could follow: every open
-    container is a closed map that already has all of its fields."""
+    """Truncation is repaired only when nothing but closing braces could follow: every
+    open container is a closed map that already has all of its fields."""
     for path in read.truncated:
         target, value = _at_path(descriptor, read.value, path, types)
-        if target[0] != "map" or target[2] or not isinstance(value, dict):
+        if target[0] != "map" or target[2] or not _is_map(value):
             return False
         present = {key.replace("-", "_") for key in value}
         if any(f[1] not in present for f in target[1]):
             return False
     return True
+
+
+_CUT_OFF = "the reply is cut off where more than closing braces could follow"
 
 
 class _Search:
@@ -667,7 +748,8 @@ class _Search:
     ) -> None:
         self.descriptor = descriptor
         self.types = types
-        # check(descriptor, value, types, lenient=..., limits=...) -> (value, errors, repairs)
+        # Called as check(descriptor, value, types, lenient=..., limits=...), it returns
+        # (value, errors, repairs).
         self.check = check
         self.limits = limits
         self.depth = (limits or LIMITS).depth
@@ -679,7 +761,8 @@ class _Search:
 
     def judge(self, read: _Read) -> None:
         # Lenient mode changes nothing that is already valid (a union prefers an exact
-        # member), so one lenient pass decides; the generated fast path runs inside `check`.
+        # member), so one lenient pass decides; the generated fast path runs inside
+        # `check`.
         value, errors, repairs = self.check(
             self.descriptor, read.value, self.types, lenient=True, limits=self.limits
         )
@@ -690,12 +773,7 @@ class _Search:
             and read.truncated
             and not _forced(read, self.descriptor, self.types)
         ):
-            errors = [
-                (
-                    "root",
-                    "the reply is cut off where more than closing braces could follow",
-                )
-            ]
+            errors = [("root", _CUT_OFF)]
         if errors:
             if self.best is None or len(errors) < len(self.best):
                 self.best = errors
@@ -706,11 +784,8 @@ class _Search:
         self, value: Any, errors: list[Any], repairs: list[Any]
     ) -> tuple[Any, ...]:
         """A top-level array given as an object with one key holding the array."""
-        if (
-            _resolve(self.descriptor, self.types)[0] != "list"
-            or not isinstance(value, dict)
-            or len(value) != 1
-        ):
+        wants_list = _resolve(self.descriptor, self.types)[0] == "list"
+        if not wants_list or not _is_map(value) or len(value) != 1:
             return value, errors, repairs
         ((key, inner),) = value.items()
         result, inner_errors, inner_repairs = self.check(
@@ -746,9 +821,9 @@ class _Search:
 def _whole_reply(
     text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
 ) -> ParseResult | None:
-    """The common case: the whole reply is strict JSON, valid as it stands. With a repair (a
-    @fallback default, say) the lenient search decides, since a coercion may keep what the
-    model meant."""
+    """The common case: the whole reply is strict JSON, valid as it stands. With a
+    repair (a @fallback default, say) the lenient search decides, since a coercion may
+    keep what the model meant."""
     stripped = text.strip().lstrip("\ufeff").strip()
     if stripped[:1] not in ("{", "["):
         return None
@@ -769,16 +844,16 @@ def parse_reply(
     check: Any,
     limits: Limits | None = None,
 ) -> ParseResult:
-    """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md.
-    A reply past a limit (`Limits`: its size, its tags, its nesting) is a ReplyError naming
-    the limit."""
-    if not isinstance(text, str) or not text.strip():
+    """The one answer in `text` that fits `descriptor`, or ReplyError. See
+    reply-policy.md. A reply past a limit (`Limits`: its size, its tags, its nesting) is
+    a ReplyError naming the limit."""
+    # Callers without a type checker may pass anything.
+    if not isinstance(text, str) or not text.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ReplyError("the reply is empty")
     bounds = limits or LIMITS
     if len(text) > bounds.reply_chars:
-        raise ReplyError(
-            f"the reply is longer than {bounds.reply_chars} characters (the reply-size limit)"
-        )
+        limit = f"{bounds.reply_chars} characters (the reply-size limit)"
+        raise ReplyError(f"the reply is longer than {limit}")
     whole = _whole_reply(text, descriptor, types, check, limits)
     if whole is not None:
         return whole
@@ -788,9 +863,8 @@ def parse_reply(
         )
     search = _Search(descriptor, types, check, limits)
     body = strip_reasoning(text)
-    budget = (
-        8 * len(body) + 4096
-    )  # characters parsed in all: keeps hostile replies linear
+    # Characters parsed in all: keeps hostile replies linear
+    budget = 8 * len(body) + 4096
     for candidate in explicit_candidates(body, budget):
         budget -= len(candidate)
         search.consider(candidate)
@@ -800,7 +874,8 @@ def parse_reply(
             continue
         if height > search.depth:  # not read: the reader would stop at the limit
             search.too_deep = True
-            covered = end  # nor any span inside it: part of a value past the limit is no answer
+            # Nor any span inside it: part of a value past the limit is no answer.
+            covered = end
             continue
         budget -= end - start
         if budget < 0:
@@ -817,15 +892,11 @@ def _decide(search: _Search) -> ParseResult:
         if not search.parsed_any:
             raise ReplyError("no JSON found in the reply")
         raise ReplyError("the reply does not match the expected output", search.best)
-    if (
-        len(search.accepted) > 1
-        and len(
-            {
-                json.dumps(v, sort_keys=True, ensure_ascii=False)
-                for v, _ in search.accepted
-            }
-        )
-        > 1
-    ):
-        raise ReplyError("the reply holds several different answers")
+    if len(search.accepted) > 1:
+        answers = {
+            json.dumps(value, sort_keys=True, ensure_ascii=False)
+            for value, _ in search.accepted
+        }
+        if len(answers) > 1:
+            raise ReplyError("the reply holds several different answers")
     return ParseResult(*search.accepted[0])
