@@ -1,6 +1,13 @@
 # Validation of JSON values against sigspec type descriptors: the meaning of a valid value.
 #
-# A descriptor is plain data, so that generated modules can hold it as a literal:
+# A descriptor is a tuple whose first item names its kind, built by the classes below so that
+# a generated module reads as the type it checks:
+#   Str() Keyword() Int() Float() Bool() DateTime() Object() AnyValue()
+#   List(ITEM)  Nullable(INNER)  Const(VALUE)  Enum((VALUES...))  Union((MEMBERS...))
+#   Ref(NAME)   Map((FIELD...), open=False)
+#   Field(NAME, TYPE, required=True, default=..., fallback=False, minimum=..., clamp=(LO, HI))
+# The validator and the reply parser read them by position, as the plain tuples they are
+# (`plain`, the form the TypeScript runtime reads as JSON):
 #   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",) ("any",)
 #   ("list", ITEM)                     ("opt", INNER)          ("lit", VALUE)
 #   ("enum", (VALUES...))              ("union", (MEMBERS...)) ("ref", NAME)
@@ -48,6 +55,260 @@ if TYPE_CHECKING:
     Types = dict[str, Descriptor]
     Issue = tuple[str, str]  # (path, message)
 
+
+
+# ---- descriptors ----
+# Each class is its tuple, so that the validator and the reply parser index it as the plain
+# tuple it equals (`Str() == ("str",)`); `arguments` gives back what the constructor took.
+
+
+class _Node(tuple["Any", ...]):
+    __slots__ = ()
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The constructor's arguments: positional, then keyword ones not at their default."""
+        return tuple(self[1:]), {}
+
+    def __repr__(self) -> str:
+        args, kwargs = self.arguments()
+        shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle and copy: the tuple, not `__new__`
+        return (_remade, (type(self), tuple(self)))
+
+
+def _remade(cls: type[_Node], items: tuple[Any, ...]) -> _Node:
+    return tuple.__new__(cls, items)
+
+
+class Str(_Node):
+    """A string."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Str:
+        return tuple.__new__(cls, ("str",))
+
+
+class Keyword(_Node):
+    """A `:keyword`: a string."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Keyword:
+        return tuple.__new__(cls, ("keyword",))
+
+
+class Int(_Node):
+    """An integer (not a bool, not a float)."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Int:
+        return tuple.__new__(cls, ("int",))
+
+
+class Float(_Node):
+    """A finite number, int or float."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Float:
+        return tuple.__new__(cls, ("float",))
+
+
+class Bool(_Node):
+    """true or false."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Bool:
+        return tuple.__new__(cls, ("bool",))
+
+
+class DateTime(_Node):
+    """An RFC 3339 date-time string with an offset."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> DateTime:
+        return tuple.__new__(cls, ("datetime",))
+
+
+class Object(_Node):
+    """A `:map`: any JSON object (no NaN or infinity inside)."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Object:
+        return tuple.__new__(cls, ("object",))
+
+
+class AnyValue(_Node):
+    """An `:any`: any JSON value (no NaN or infinity inside)."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> AnyValue:
+        return tuple.__new__(cls, ("any",))
+
+
+class List(_Node):
+    """A list of `item`."""
+
+    __slots__ = ()
+
+    def __new__(cls, item: Descriptor) -> List:
+        return tuple.__new__(cls, ("list", item))
+
+
+class Nullable(_Node):
+    """`inner` or null."""
+
+    __slots__ = ()
+
+    def __new__(cls, inner: Descriptor) -> Nullable:
+        return tuple.__new__(cls, ("opt", inner))
+
+
+class Const(_Node):
+    """Exactly `value` (a string, number, bool or null), of its own type."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: Any) -> Const:
+        return tuple.__new__(cls, ("lit", value))
+
+
+class Enum(_Node):
+    """One of these strings."""
+
+    __slots__ = ()
+
+    def __new__(cls, values: tuple[str, ...]) -> Enum:
+        return tuple.__new__(cls, ("enum", values))
+
+
+class Union(_Node):
+    """The first of `members` the value fits, exactly before with coercion."""
+
+    __slots__ = ()
+
+    def __new__(cls, members: tuple[Descriptor, ...]) -> Union:
+        return tuple.__new__(cls, ("union", members))
+
+
+class Ref(_Node):
+    """The named type `name` (looked up in the module's types)."""
+
+    __slots__ = ()
+
+    def __new__(cls, name: str) -> Ref:
+        return tuple.__new__(cls, ("ref", name))
+
+
+class Map(_Node):
+    """A map of these fields; `open`: other keys are kept (any JSON value), else refused."""
+
+    __slots__ = ()
+
+    def __new__(cls, fields: tuple[Field, ...], *, open: bool = False) -> Map:
+        return tuple.__new__(cls, ("map", fields, open))
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self[1],), ({"open": True} if self[2] else {})
+
+
+_ABSENT: Any = object()  # no default
+# Field's constraint keywords -> the runtime's (JSON Schema's) keywords, in the order checked.
+_CONSTRAINTS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+    "pattern": "pattern",
+    "format": "format",
+    "clamp": "clamp",
+}
+
+
+class Field(_Node):
+    """A map's field: its key, its type, whether it must be present, its default (filled in
+    when absent; with `fallback`, also in place of an invalid value) and its constraints."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        name: str,
+        type: Descriptor,
+        *,
+        required: bool = True,
+        default: Any = _ABSENT,
+        fallback: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        min_length: int | None = None,
+        max_length: int | None = None,
+        min_items: int | None = None,
+        max_items: int | None = None,
+        pattern: str | None = None,
+        format: str | None = None,
+        clamp: tuple[float, float] | None = None,
+    ) -> Field:
+        given = {
+            "minimum": minimum,
+            "maximum": maximum,
+            "minLength": min_length,
+            "maxLength": max_length,
+            "minItems": min_items,
+            "maxItems": max_items,
+            "pattern": pattern,
+            "format": format,
+            "clamp": clamp,
+        }
+        constraints = tuple((k, v) for k, v in given.items() if v is not None)
+        has_default = default is not _ABSENT
+        return tuple.__new__(
+            cls,
+            (
+                name,
+                name.replace("-", "_"),
+                type,
+                required,
+                has_default,
+                default if has_default else None,
+                fallback,
+                constraints,
+            ),
+        )
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        name, _folded, type_, required, has_default, default, fallback, constraints = self
+        kwargs: dict[str, Any] = {}
+        if not required:
+            kwargs["required"] = False
+        if has_default:
+            kwargs["default"] = default
+        if fallback:
+            kwargs["fallback"] = True
+        keywords = {v: k for k, v in _CONSTRAINTS.items()}
+        for keyword, bound in constraints:
+            kwargs[keywords[keyword]] = bound
+        return (name, type_), kwargs
+
+
+def plain(d: Any) -> Any:
+    """A descriptor (or a field, or a map of named types' descriptors) as plain tuples: the
+    form the TypeScript runtime reads as JSON (`json.dumps` writes both the same)."""
+    if isinstance(d, dict):
+        return {k: plain(v) for k, v in d.items()}
+    if isinstance(d, tuple):
+        return tuple(plain(x) for x in d)
+    return d
 
 class ValidationError(ValueError):
     """The value does not fit the type; `.errors` lists every problem as (path, message).
@@ -629,6 +890,22 @@ class Parser:
 
 __all__ = [
     "LIMITS",
+    "AnyValue",
+    "Bool",
+    "Const",
+    "DateTime",
+    "Enum",
+    "Field",
+    "Float",
+    "Int",
+    "Keyword",
+    "List",
+    "Map",
+    "Nullable",
+    "Object",
+    "Ref",
+    "Str",
+    "Union",
     "Limits",
     "ParseResult",
     "Parser",
@@ -642,6 +919,7 @@ __all__ = [
     "kind_of",
     "number_literal",
     "parse_reply",
+    "plain",
     "too_deep",
     "validate",
 ]
