@@ -1,38 +1,46 @@
-# Validation of JSON values against sigspec type descriptors: the meaning of a valid value.
+# Validation of JSON values against sigspec type descriptors: the meaning of a valid
+# value.
 #
-# A descriptor is a tuple whose first item names its kind, built by the classes below so that
-# a generated module reads as the type it checks:
+# A descriptor is a tuple whose first item names its kind, built by the classes below so
+# that a generated module reads as the type it checks:
 #   Str() Keyword() Int() Float() Bool() DateTime() Object() AnyValue()
 #   List(ITEM)  Nullable(INNER)  Const(VALUE)  Enum((VALUES...))  Union((MEMBERS...))
 #   Ref(NAME)   Map((FIELD...), open=False)
-#   Field(NAME, TYPE, required=True, default=..., fallback=False, minimum=..., clamp=(LO, HI))
+#   Field(NAME, TYPE, required=True, default=..., fallback=False, minimum=...,
+#         clamp=(LO, HI), ...)
 # The validator and the reply parser read them by position, as the plain tuples they are
 # (`plain`, the form the TypeScript runtime reads as JSON):
-#   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",) ("any",)
+#   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",)
+#   ("any",)
 #   ("list", ITEM)                     ("opt", INNER)          ("lit", VALUE)
 #   ("enum", (VALUES...))              ("union", (MEMBERS...)) ("ref", NAME)
-#   ("map", (FIELD...), OPEN)          FIELD = (NAME, FOLDED, TYPE, REQUIRED, HAS_DEFAULT,
-#                                               DEFAULT, FALLBACK, CONSTRAINTS)
-#   CONSTRAINTS = ((KEYWORD, VALUE), ...) with JSON Schema keywords, plus ("clamp", (LO, HI)).
-# Strict mode is `validate_NAME`; lenient mode adds the reply policy's coercions, each one
-# recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
+#   ("map", (FIELD...), OPEN)          FIELD = (NAME, FOLDED, TYPE, REQUIRED,
+#                                               HAS_DEFAULT, DEFAULT, FALLBACK,
+#                                               CONSTRAINTS)
+#   CONSTRAINTS = ((KEYWORD, VALUE), ...) with JSON Schema keywords, plus
+#                 ("clamp", (LO, HI)).
+# Strict mode is `validate_NAME`; lenient mode adds the reply policy's coercions, each
+# one recorded as a repair. Nothing here executes anything taken from a descriptor or a
+# value.
 #
-# Messages (errors, repairs, the reply parser's notes) read the same in the TypeScript runtime
-# (runtime.ts), which writes them with JavaScript's own formatting: a value quoted in a message
-# is in JSON notation (`shown` in common.py), strings as JSON string literals that keep
-# non-ASCII (`"café"`, `"say \"hi\""`), true, false and null, maps and lists by their kind
-# (`map`, `list`). Numbers are written as JavaScript writes them (`number_text`), since
-# JavaScript has one number type and Python two: the reply's `1.0` is the float 1.0 here and
-# shows as `1`, as in Node; exponents only below 1e-6 and from 1e21 on (`1e-7`, `0.00001`,
-# `10000000000000000`, `1e+21`); NaN, Infinity and -Infinity, which JSON cannot write, spelled
-# so. Whether a number is an int or a float still decides what is valid and is named where it
-# matters (`expected int, got float`), never by the way the number is written. Patterns and
-# keys are strings, quoted the same way. No message uses `repr`.
+# Messages (errors, repairs, the reply parser's notes) read the same in the TypeScript
+# runtime (runtime.ts), which writes them with JavaScript's own formatting: a value
+# quoted in a message is in JSON notation (`shown` in common.py), strings as JSON string
+# literals that keep non-ASCII (`"café"`, `"say \"hi\""`), true, false and null, maps
+# and lists by their kind (`map`, `list`). Numbers are written as JavaScript writes them
+# (`number_text`), since JavaScript has one number type and Python two: the reply's
+# `1.0` is the float 1.0 here and shows as `1`, as in Node; exponents only below 1e-6
+# and from 1e21 on (`1e-7`, `0.00001`, `10000000000000000`, `1e+21`); NaN, Infinity and
+# -Infinity, which JSON cannot write, spelled so. Whether a number is an int or a float
+# still decides what is valid and is named where it matters (`expected int, got float`),
+# never by the way the number is written. Patterns and keys are strings, quoted the same
+# way. No message uses `repr`.
 from __future__ import annotations
 
-# json, re, typing, dataclasses and datetime stay out of the import (imported where first
-# needed): a generated module must import in a few milliseconds, and `re` alone costs five.
-# The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
+# json, re, typing, dataclasses and datetime stay out of the import (imported where
+# first needed): a generated module must import in a few milliseconds, and `re` alone
+# costs five. The reply parser (runtime/reply.py, the generated `_reply.py`) loads on
+# the first parse.
 from .common import (
     LIMITS,
     Limits,
@@ -56,17 +64,17 @@ if TYPE_CHECKING:
     Issue = tuple[str, str]  # (path, message)
 
 
-
-# ---- descriptors ----
-# Each class is its tuple, so that the validator and the reply parser index it as the plain
-# tuple it equals (`Str() == ("str",)`); `arguments` gives back what the constructor took.
+# ---- descriptors ---- Each class is its tuple, so that the validator and the reply
+# parser index it as the plain tuple it equals (`Str() == ("str",)`); `arguments` gives
+# back what the constructor took.
 
 
 class _Node(tuple["Any", ...]):
     __slots__ = ()
 
     def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The constructor's arguments: positional, then keyword ones not at their default."""
+        """The constructor's arguments: positional, then keyword ones not at their
+        default."""
         return tuple(self[1:]), {}
 
     def __repr__(self) -> str:
@@ -74,7 +82,8 @@ class _Node(tuple["Any", ...]):
         shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
         return f"{type(self).__name__}({', '.join(shown)})"
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickle and copy: the tuple, not `__new__`
+    # pickle and copy: the tuple as it is, not through `__new__`
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_remade, (type(self), tuple(self)))
 
 
@@ -209,7 +218,8 @@ class Ref(_Node):
 
 
 class Map(_Node):
-    """A map of these fields; `open`: other keys are kept (any JSON value), else refused."""
+    """A map of these fields; `open`: other keys are kept (any JSON value), else
+    refused."""
 
     __slots__ = ()
 
@@ -221,7 +231,8 @@ class Map(_Node):
 
 
 _ABSENT: Any = object()  # no default
-# Field's constraint keywords -> the runtime's (JSON Schema's) keywords, in the order checked.
+# Field's constraint keywords -> the runtime's (JSON Schema's) keywords, in the order
+# checked.
 _CONSTRAINTS = {
     "minimum": "minimum",
     "maximum": "maximum",
@@ -236,8 +247,9 @@ _CONSTRAINTS = {
 
 
 class Field(_Node):
-    """A map's field: its key, its type, whether it must be present, its default (filled in
-    when absent; with `fallback`, also in place of an invalid value) and its constraints."""
+    """A map's field: its key, its type, whether it must be present, its default (filled
+    in when absent; with `fallback`, also in place of an invalid value) and its
+    constraints."""
 
     __slots__ = ()
 
@@ -287,7 +299,9 @@ class Field(_Node):
         )
 
     def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        name, _folded, type_, required, has_default, default, fallback, constraints = self
+        name, _folded, type_, required, has_default, default, fallback, constraints = (
+            self
+        )
         kwargs: dict[str, Any] = {}
         if not required:
             kwargs["required"] = False
@@ -302,23 +316,26 @@ class Field(_Node):
 
 
 def plain(d: Any) -> Any:
-    """A descriptor (or a field, or a map of named types' descriptors) as plain tuples: the
-    form the TypeScript runtime reads as JSON (`json.dumps` writes both the same)."""
+    """A descriptor (or a field, or a map of named types' descriptors) as plain tuples:
+    the form the TypeScript runtime reads as JSON (`json.dumps` writes both the
+    same)."""
     if isinstance(d, dict):
         return {k: plain(v) for k, v in d.items()}
     if isinstance(d, tuple):
         return tuple(plain(x) for x in d)
     return d
 
-class ValidationError(ValueError):
-    """The value does not fit the type; `.errors` lists every problem as (path, message).
 
-    Made as `ValidationError(errors)`, or by a generated validator, which stops at the first
-    failed check, as `ValidationError(descriptor, value, types)`: the runtime's validator
-    then names every error when `.errors` is first read. So an invalid value costs a caller
-    that only needs a yes or no (the reply parser, a filter) no more than the exception itself;
-    the errors describe the value as it is when they are read. No `__init__`, and a message
-    formatted only when shown, for the same reason."""
+class ValidationError(ValueError):
+    """The value does not fit the type; `.errors` lists every problem as (path,
+    message).
+
+    Made as `ValidationError(errors)`, or by a generated validator, which stops at the
+    first failed check, as `ValidationError(descriptor, value, types)`: the runtime's
+    validator then names every error when `.errors` is first read. So an invalid value
+    costs a caller that only needs a yes or no (the reply parser, a filter) no more than
+    the exception itself; the errors describe the value as it is when they are read. No
+    `__init__`, and a message formatted only when shown, for the same reason."""
 
     @property
     def errors(self) -> list[Issue]:
@@ -340,8 +357,11 @@ class ValidationError(ValueError):
 
 
 _INVALID = object()
-_RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
-# ASCII digits only: json.loads rejects other digits, and `\d` alone would let them through.
+_RFC3339 = (
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
+)
+# ASCII digits only: json.loads rejects other digits, and `\d` alone would let them
+# through.
 _JSON_NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z"
 _COMPILED: dict[str, Any] = {}  # the two patterns above, compiled on first use (ASCII)
 
@@ -380,7 +400,8 @@ def is_datetime(value: str) -> bool:
 
 
 def _copy(value: Any) -> Any:
-    """A fresh copy of a JSON default (lists and maps are never shared between results)."""
+    """A fresh copy of a JSON default (lists and maps are never shared between
+    results)."""
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -389,7 +410,8 @@ def _copy(value: Any) -> Any:
 
 
 def all_finite(v: Any) -> bool:
-    """No NaN or infinity anywhere in `v` (a float's v - v is 0.0 only when it is finite)."""
+    """No NaN or infinity anywhere in `v` (a float's v - v is 0.0 only when it is
+    finite)."""
     t = type(v)
     if t is float:
         return bool(v - v == 0.0)
@@ -401,7 +423,8 @@ def all_finite(v: Any) -> bool:
 
 
 def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
-    """Where `v` holds NaN or an infinity, and which: looked for only once one is known."""
+    """Where `v` holds NaN or an infinity, and which: looked for only once one is
+    known."""
     t = type(v)
     if t is float and v - v != 0.0:
         yield path, v
@@ -413,8 +436,9 @@ def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
             yield from _non_finite(item, _at(path, index))
 
 
-# List items of these kinds whose types are these are valid as they are, in either mode (no
-# coercion applies to them): such a list is checked at C speed, without a path per item.
+# List items of these kinds whose types are these are valid as they are, in either mode
+# (no coercion applies to them): such a list is checked at C speed, without a path per
+# item.
 _PLAIN_ITEMS = {
     "str": frozenset({str}),
     "keyword": frozenset({str}),
@@ -425,9 +449,9 @@ _PLAIN_ITEMS = {
 
 
 def _plain(kind: str, items: list[Any]) -> bool:
-    """Every item of the kind, found without a Python step per item. Floats must be finite
-    too: their sum is finite only if every one is (an overflowing sum, or a huge int, takes
-    the item-by-item way, which decides exactly)."""
+    """Every item of the kind, found without a Python step per item. Floats must be
+    finite too: their sum is finite only if every one is (an overflowing sum, or a huge
+    int, takes the item-by-item way, which decides exactly)."""
     types = {*map(type, items)}
     if not types <= _PLAIN_ITEMS[kind]:
         return False
@@ -441,9 +465,10 @@ def _plain(kind: str, items: list[Any]) -> bool:
 
 
 def _key_groups(v: dict[str, Any]) -> dict[str, list[str]] | None:
-    """The map's keys by their folded form (`-` read as `_`); two keys in one group are an
-    ambiguity. None when no key has a `-` (most maps): then every key is its own group, and
-    the caller looks keys up in the map itself instead of building a list for each."""
+    """The map's keys by their folded form (`-` read as `_`); two keys in one group are
+    an ambiguity. None when no key has a `-` (most maps): then every key is its own
+    group, and the caller looks keys up in the map itself instead of building a list for
+    each."""
     if not any("-" in key for key in v):
         return None
     groups: dict[str, list[str]] = {}
@@ -461,9 +486,12 @@ def _where(path: str) -> str:
 
 
 class Checker:
-    """One validation run: the errors and repairs it found, and whether it may coerce."""
+    """One validation run: the errors and repairs it found, and whether it may
+    coerce."""
 
-    def __init__(self, types: Types, *, lenient: bool, depth: int = LIMITS.depth) -> None:
+    def __init__(
+        self, types: Types, *, lenient: bool, depth: int = LIMITS.depth
+    ) -> None:
         self.types = types
         self.lenient = lenient
         self.depth = depth  # how deep a JSON document held in a string may nest
@@ -488,7 +516,11 @@ class Checker:
     # ---- scalars ----
 
     def _str(self, d: Descriptor, v: Any, path: str) -> Any:
-        return v if type(v) is str else self.fail(path, f"expected string, got {kind_of(v)}")
+        return (
+            v
+            if type(v) is str
+            else self.fail(path, f"expected string, got {kind_of(v)}")
+        )
 
     _keyword = _str
 
@@ -513,7 +545,8 @@ class Checker:
 
     def _float(self, d: Descriptor, v: Any, path: str) -> Any:
         t = type(v)
-        if t is int or (t is float and v - v == 0.0):  # v - v: NaN for NaN and infinities
+        # v - v: NaN for NaN and the infinities
+        if t is int or (t is float and v - v == 0.0):
             return v
         if t is float:  # no JSON number, and NaN would pass every @min and @max
             return self.fail(path, f"expected a finite number, got {shown(v)}")
@@ -562,8 +595,9 @@ class Checker:
         )
 
     def _free(self, v: Any, path: str) -> Any:
-        """A value no type describes (`:any`, `:map`, an open map's extra field): any JSON
-        value, and NaN and the infinities are none (a reply's 1e999 decodes to infinity)."""
+        """A value no type describes (`:any`, `:map`, an open map's extra field): any
+        JSON value, and NaN and the infinities are none (a reply's 1e999 decodes to
+        infinity)."""
         if all_finite(v):
             return v
         for where, number in _non_finite(v, path):
@@ -574,7 +608,8 @@ class Checker:
         if type(v) is type(d[1]) and v == d[1]:
             return v
         expected, got = shown(d[1]), _short(v)
-        if expected == got:  # the float 2.0 and the int 2 are both written 2: kinds tell them apart
+        # the float 2.0 and the int 2 are both written 2: kinds tell them apart
+        if expected == got:
             expected, got = f"{kind_of(d[1])} {expected}", f"{kind_of(v)} {got}"
         return self.fail(path, f"expected {expected}, got {got}")
 
@@ -586,14 +621,17 @@ class Checker:
             folded = v.casefold()
             matches = [m for m in values if m.casefold() == folded]
             if len(matches) == 1:
-                self.repair(path, f"matched {shown(v)} to enum value {shown(matches[0])}")
+                self.repair(
+                    path, f"matched {shown(v)} to enum value {shown(matches[0])}"
+                )
                 return matches[0]
         listed = ", ".join(map(shown, values))
         return self.fail(path, f"expected one of {listed}, got {_short(v)}")
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
-        for lenient in modes:  # a member that fits exactly beats one that needs coercion
+        # a member that fits exactly beats one that needs coercion
+        for lenient in modes:
             for member in d[1]:
                 trial = Checker(self.types, lenient=lenient, depth=self.depth)
                 result = trial.check(member, v, path)
@@ -601,7 +639,8 @@ class Checker:
                     self.repairs += trial.repairs
                     return result
         got = _short(v)
-        if got in map(shown, self._literals(d[1])):  # written as a member is (2.0 and 2): kinds
+        # written as a member is (2.0 and 2): kinds tell them apart
+        if got in map(shown, self._literals(d[1])):
             got = f"{kind_of(v)} {got}"
         return self.fail(path, f"{got} matches none of the union's members")
 
@@ -626,8 +665,8 @@ class Checker:
             decoded = finite_json(v)
         except (ValueError, RecursionError):
             return _INVALID
-        # The decoded document nests on its own: checked against the limit before the checks
-        # below recurse into it.
+        # The decoded document nests on its own: checked against the limit before the
+        # checks below recurse into it.
         if type(decoded) is not want or too_deep(decoded, self.depth):
             return _INVALID
         self.repair(path, "decoded a JSON document held in a string")
@@ -690,7 +729,9 @@ class Checker:
         out: dict[str, Any],
         path: str,
     ) -> bool:
-        name, _folded, type_, required, has_default, default, fallback, constraints = field
+        name, _folded, type_, required, has_default, default, fallback, constraints = (
+            field
+        )
         where = f"{path}.{name}" if path else name  # _at, inlined: once per field
         if keys is None:
             if has_default:
@@ -723,7 +764,9 @@ class Checker:
                 low, high = bound
                 if value < low or value > high:
                     clamped = min(max(value, low), high)
-                    self.repair(path, f"clamped {shown(value)} to {shown(clamped)} (@clamp)")
+                    self.repair(
+                        path, f"clamped {shown(value)} to {shown(clamped)} (@clamp)"
+                    )
                     value = clamped
                 continue
             message = _scalar_constraint(keyword, bound, value)
@@ -791,8 +834,9 @@ def check(
     lenient: bool = False,
     limits: Limits | None = None,
 ) -> tuple[Any, list[Issue], list[Issue]]:
-    """(normalised value, errors, repairs); the value is meaningful only without errors. A
-    value nested deeper than `limits.depth` is one error, found before any check recurses."""
+    """(normalised value, errors, repairs); the value is meaningful only without errors.
+    A value nested deeper than `limits.depth` is one error, found before any check
+    recurses."""
     depth = (limits or LIMITS).depth
     if too_deep(value, depth):
         return _INVALID, [("root", depth_message(depth))], []
@@ -803,30 +847,39 @@ def check(
     return result, checker.errors, checker.repairs
 
 
-def validate(descriptor: Descriptor, value: Any, types: Types, limits: Limits | None = None) -> Any:
-    """Strict validation: the normalised value, or ValidationError listing every error."""
+def validate(
+    descriptor: Descriptor, value: Any, types: Types, limits: Limits | None = None
+) -> Any:
+    """Strict validation: the normalised value, or ValidationError listing every
+    error."""
     result, errors, _ = check(descriptor, value, types, limits=limits)
     if errors:
-        # Generated validators call this from inside an `except KeyError:`; the errors are
-        # the value's own, not a consequence of that lookup.
+        # Generated validators call this from inside an `except KeyError:`; the errors
+        # are the value's own, not a consequence of that lookup.
         raise ValidationError(errors) from None
     return result
 
 
 class Slow(Exception):
-    """Raised by `_punt`, the reply parser's stand-in for the runtime's validator: where a
-    generated validator would hand a value to the runtime, the parser checks it itself."""
+    """Raised by `_punt`, the reply parser's stand-in for the runtime's validator: where
+    a generated validator would hand a value to the runtime, the parser checks it
+    itself."""
 
 
 _PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
 
 
 def parse_reply(
-    text: str, descriptor: Descriptor, types: Types, check: Any, limits: Limits | None = None
+    text: str,
+    descriptor: Descriptor,
+    types: Types,
+    check: Any,
+    limits: Limits | None = None,
 ) -> ParseResult:
-    """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on the
-    first parse, so that importing a generated module stays cheap. Kept once loaded: an
-    `import` statement run on every call would cost a third of parsing a short reply."""
+    """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on
+    the first parse, so that importing a generated module stays cheap. Kept once loaded:
+    an `import` statement run on every call would cost a third of parsing a short
+    reply."""
     if not _PARSER:
         from .reply import parse_reply as parse
 
@@ -839,9 +892,9 @@ def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
 
 
 def checker(validate_name: Any) -> Any:
-    """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks first
-    (told to raise `Slow` where it would call the runtime). Limits other than the defaults
-    go straight to the runtime: the generated checks hold the defaults."""
+    """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks
+    first (told to raise `Slow` where it would call the runtime). Limits other than the
+    defaults go straight to the runtime: the generated checks hold the defaults."""
 
     def run(
         descriptor: Descriptor,
@@ -854,16 +907,16 @@ def checker(validate_name: Any) -> Any:
         if limits is None or limits == LIMITS:
             try:  # plainly valid: no coercion could apply, in either mode
                 return validate_name(value, _punt), [], []
-            except (Slow, ValidationError):  # lenient mode may coerce what strict mode rejects
-                pass
+            except (Slow, ValidationError):
+                pass  # lenient mode may coerce what strict mode rejects
         return check(descriptor, value, types, lenient=lenient, limits=limits)
 
     return run
 
 
 class Validator:
-    """`validate_NAME` in a compact module (the python option `validators = "compact"`): the
-    runtime's validator bound to one descriptor, in place of generated checks."""
+    """`validate_NAME` in a compact module (the python option `validators = "compact"`):
+    the runtime's validator bound to one descriptor, in place of generated checks."""
 
     __slots__ = ("_descriptor", "_types")
 
@@ -876,7 +929,8 @@ class Validator:
 
 
 class Parser:
-    """`parse_NAME` in a compact module: the reply parser with the runtime's validator."""
+    """`parse_NAME` in a compact module: the reply parser with the runtime's
+    validator."""
 
     __slots__ = ("_descriptor", "_types")
 
@@ -899,17 +953,17 @@ __all__ = [
     "Float",
     "Int",
     "Keyword",
+    "Limits",
     "List",
     "Map",
     "Nullable",
     "Object",
-    "Ref",
-    "Str",
-    "Union",
-    "Limits",
     "ParseResult",
     "Parser",
+    "Ref",
     "ReplyError",
+    "Str",
+    "Union",
     "ValidationError",
     "Validator",
     "all_finite",

@@ -15,11 +15,12 @@ messages at all: those are found only when an invalid value's errors are read.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from sigspec.emit.python import pysource as ps
+from sigspec.emit.python.names import Namespace, local_name, local_namespace, snake
 from sigspec.semantics import ir
 from sigspec.semantics.descriptors import constraints as constraint_pairs
 
@@ -69,11 +70,9 @@ _STRINGS = frozenset({"string", "keyword", "datetime"})
 SPLIT_INDENT = 12
 
 
-def _string_literal(text: str) -> str:
-    """`text` as a Python string literal: JSON's double-quoted form, except where JSON would
-    write a character past U+FFFF as a surrogate pair, which Python reads as two characters
-    (a pattern `😀` would then never match one)."""
-    return repr(text) if any(ord(c) > 0xFFFF for c in text) else json.dumps(text)
+def _literal(value: object) -> str:
+    """A JSON value (a key, a default, a bound) as a Python literal, as ruff writes it."""
+    return ps.flat(ps.lit(value))
 
 
 def _bound(bound: object, kind: str) -> str:
@@ -81,16 +80,89 @@ def _bound(bound: object, kind: str) -> str:
     that is exact (`1.0` for `@max(1)`): CPython specialises a comparison of two floats, not
     of a float with an int (the sentiment check: ~114 -> ~97 ns, bench/README.md)."""
     if kind == "float" and type(bound) is int and -(2**53) <= bound <= 2**53:
-        return repr(float(bound))  # every int of this size is a float exactly
-    return repr(bound)
+        return ps.number(float(bound))  # every int of this size is a float exactly
+    return _literal(bound)
 
 
 @dataclass
 class Code:
+    """Lines of code, each as `ruff format` leaves it: a condition too long for its line
+    split as ruff splits it, other long statements given as expression trees (`pysource`)."""
+
     lines: list[str] = field(default_factory=list)
+    tests: dict[int, str] = field(default_factory=dict)  # the line an `if` starts -> its test
 
     def add(self, indent: int, text: str) -> None:
-        self.lines.append("    " * indent + text)
+        if text.startswith("if ") and text.endswith(":"):
+            self.tests[len(self.lines)] = text[3:-1]
+            self.lines += condition(indent, text[3:-1])
+        else:
+            self.lines.append("    " * indent + text)
+
+    def single_if(self, indent: int) -> tuple[str, list[str]] | None:
+        """(test, body lines) when these lines are one `if` at `indent`, without `else`."""
+        test = self.tests.get(0)
+        if test is None:
+            return None
+        head = len(condition(indent, test))
+        rest = self.lines[head:]
+        deeper = "    " * (indent + 1)
+        if not rest or not all(line.startswith(deeper) for line in rest):
+            return None
+        return test, rest
+
+    def node(self, indent: int, node: ps.Node) -> None:
+        self.lines.append("    " * indent + ps.render(node, indent))
+
+
+def condition(indent: int, test: str) -> list[str]:
+    """`if test:` as ruff writes it: on one line; else the test alone inside parentheses;
+    else one operand a line, split at `or`, then (where still too long) at `and`."""
+    pad = "    " * indent
+    if len(pad) + len(test) + 4 <= ps.WIDTH:
+        return [f"{pad}if {test}:"]
+    inner = pad + "    "
+    if len(inner) + len(test) <= ps.WIDTH:
+        return [f"{pad}if (", inner + test, f"{pad}):"]
+    lines = []
+    for n, part in enumerate(_split(test, "or")):
+        line = part if n == 0 else f"or {part}"
+        if len(inner) + len(line) <= ps.WIDTH:
+            lines.append(inner + line)
+            continue
+        pieces = _split(part, "and")
+        first = pieces[0] if n == 0 else f"or {pieces[0]}"
+        lines += [inner + first, *(f"{inner}and {p}" for p in pieces[1:])]
+    return [f"{pad}if (", *lines, f"{pad}):"]
+
+
+def _split(test: str, op: str) -> list[str]:
+    """`test`'s operands of the boolean operator `op` outside any brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    sep = f" {op} "
+    while i < len(test):
+        c = test[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c in "\"'":  # a string literal: skip to its end
+            i = _string_end(test, i)
+            continue
+        elif depth == 0 and test.startswith(sep, i):
+            parts.append(test[start:i])
+            start = i = i + len(sep)
+            continue
+        i += 1
+    parts.append(test[start:])
+    return parts
+
+
+def _string_end(text: str, i: int) -> int:
+    quote, i = text[i], i + 1
+    while text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
 
 
 After = Callable[[Code, int], None]
@@ -102,26 +174,34 @@ class Exits:
     rejects it. A signature's validator returns the runtime's verdict or raises; a named
     type's function returns a marker its caller tests (`_SLOW`, `_BAD`)."""
 
-    slow: str
-    bad: str
+    slow: ps.Node
+    bad: ps.Node
 
 
-NAMED = Exits("return _SLOW", "return _BAD")
+NAMED = Exits(ps.code("return _SLOW"), ps.code("return _BAD"))
 
 
-def signature_exits(ident: str) -> Exits:
-    args = f"_OUT_{ident}, value, _TYPES"
-    return Exits(f"return _slow({args})", f"raise ValidationError({args})")
+def signature_exits(descriptor: str, types: str) -> Exits:
+    args = (ps.code(descriptor), ps.code("value"), ps.code(types))
+    return Exits(ps.call("return _slow", *args), ps.call("raise ValidationError", *args))
+
+
+def _derived(v: str, role: str) -> str:
+    """A local derived from variable `v`: `score_checked`; from the function's own `value`,
+    the role alone (`checked`)."""
+    return role if v == "value" else f"{v}_{role}"
 
 
 @dataclass
 class FastPaths:
     project: ir.Project
+    space: Namespace  # the module's names
     constants: list[str] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # type name -> function name
-    nested: int = 0  # functions made for types nested too deep
-    counter: int = 0
+    known: dict[str, str] = field(default_factory=dict)  # constant's value -> its name
+    scope: Namespace = field(default_factory=local_namespace)  # the function's locals
+    label: str = ""  # what the function checks, for constants' names (a type, a signature)
     exits: Exits = NAMED
     # False below @fallback: the runtime may put the fallback in place of a failing value,
     # so a failed check there is the runtime's to decide, not a certain error.
@@ -133,44 +213,56 @@ class FastPaths:
     # fail NaN and the infinities too, so the float's own finiteness test is left out.
     bounded: bool = False
 
-    def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
+    def local(self, v: str, role: str) -> str:
+        return self.scope.take(_derived(v, role))
 
-    def body(self, t: ir.TypeRef, v: str, ind: int, *, exits: Exits) -> tuple[str, str]:
+    def constant(self, hint: str, kind: str, text: str) -> str:
+        """A module-level constant (`SENTIMENT_VALUES`), one per distinct name and value."""
+        base = f"{snake(hint).upper() or 'FIELD'}_{kind}"
+        key = f"{base}={text}"
+        if key not in self.known:
+            name = self.known[key] = self.space.take(base)
+            self.constants.append(f"{name} = {text}")
+        return self.known[key]
+
+    def body(
+        self, t: ir.TypeRef, v: str, ind: int, *, exits: Exits, label: str, reserved: tuple[str, ...] = ()
+    ) -> tuple[str, str]:
         """(checks of `v` against `t`, leaving by `exits`; the normalised value's expression)."""
-        saved = self.exits, self.sure, self.same, self.bounded
+        saved = self.exits, self.sure, self.same, self.bounded, self.scope, self.label
         self.exits, self.sure, self.same, self.bounded = exits, True, False, False
+        self.scope, self.label = local_namespace(reserved), label
         code = Code()
         result = self.gen(t, v, code, ind)
-        self.exits, self.sure, self.same, self.bounded = saved
+        self.exits, self.sure, self.same, self.bounded, self.scope, self.label = saved
         return "\n".join(code.lines), result
 
     def named_function(self, type_name: str) -> str:
         """A named type's checks: its normalised value, `_BAD` or `_SLOW`."""
         if type_name not in self.named:
-            name = self.named[type_name] = f"_fast_t{len(self.named) + 1}"
-            body, result = self.body(self.project.types[type_name].type, "x", 1, exits=NAMED)
-            self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
+            name = self.named[type_name] = self.space.take(f"_check_{snake(type_name)}")
+            t = self.project.types[type_name].type
+            body, result = self.body(t, "value", 1, exits=NAMED, label=type_name)
+            self.functions.append(_function(name, f"The checks of `{type_name}`.", body, result))
         return self.named[type_name]
 
-    def nested_function(self, t: ir.TypeRef) -> str:
+    def nested_function(self, t: ir.TypeRef, v: str) -> str:
         """The checks of a type nested too deep to continue in place (`SPLIT_INDENT`), as a
         function that answers as a named type's does. (IR types hold lists, so they are not
         keys: each place gets its own function; such depths are rare.)"""
-        self.nested += 1
-        name = f"_fast_n{self.nested}"
-        body, result = self.body(t, "x", 1, exits=NAMED)
-        self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
+        name = self.space.take(f"_check_{snake(self.label)}_{v}")
+        body, result = self.body(t, "value", 1, exits=NAMED, label=f"{self.label}_{v}")
+        doc = "Checks nested too deep to continue in the function that needs them."
+        self.functions.append(_function(name, doc, body, result))
         return name
 
     # ---- leaving ----
 
     def slow(self, code: Code, ind: int) -> None:
-        code.add(ind, self.exits.slow)
+        code.node(ind, self.exits.slow)
 
     def fail(self, code: Code, ind: int) -> None:
-        code.add(ind, self.exits.bad if self.sure else self.exits.slow)
+        code.node(ind, self.exits.bad if self.sure else self.exits.slow)
 
     def check(self, test: str, code: Code, ind: int, *, after: After | None) -> None:
         """`if test:` leaves; what follows runs only when the test passed."""
@@ -185,8 +277,8 @@ class FastPaths:
         self, t: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None = None
     ) -> str:
         if ind >= SPLIT_INDENT and isinstance(t, ir.ListOf | ir.MapOf | ir.Optional):
-            out = self.fresh("r")
-            return self.call(out, self.nested_function(t), v, code, ind, after=after)
+            function = self.nested_function(t, v)
+            return self.call(self.local(v, "checked"), function, v, code, ind, after=after)
         match t:
             case ir.Prim(kind):
                 self.prim(kind, v, code, ind, after=after)
@@ -195,7 +287,7 @@ class FastPaths:
                 test = (
                     f"{v} is not None"
                     if value is None
-                    else (f"type({v}) is not {type(value).__name__} or {v} != {value!r}")
+                    else (f"type({v}) is not {type(value).__name__} or {v} != {_literal(value)}")
                 )
                 self.check(test, code, ind, after=after)
                 return v
@@ -237,11 +329,18 @@ class FastPaths:
         body = Code()
         result = self.gen(inner, v, body, ind + 1, after=after)
         if result == v:  # nothing to normalise: check in place when not null
-            if body.lines:
+            single = body.single_if(ind + 1)
+            if single is not None:  # one `if`: joined to the null test (ruff's SIM102)
+                test, rest = single
+                if len(_split(test, "or")) > 1:
+                    test = f"({test})"
+                code.add(ind, f"if {v} is not None and {test}:")
+                code.lines += [line[4:] for line in rest]
+            elif body.lines:
                 code.add(ind, f"if {v} is not None:")
                 code.lines += body.lines
             return v
-        out = self.fresh("o")
+        out = self.local(v, "checked")
         code.add(ind, f"if {v} is None:")
         code.add(ind + 1, f"{out}: Any = None")
         code.add(ind, "else:")
@@ -250,15 +349,15 @@ class FastPaths:
         return out
 
     def ref(self, name: str, v: str, code: Code, ind: int, *, after: After | None) -> str:
-        out = self.fresh("r")
-        return self.call(out, self.named_function(name), v, code, ind, after=after)
+        function = self.named_function(name)
+        return self.call(self.local(v, "checked"), function, v, code, ind, after=after)
 
     def call(
         self, out: str, function: str, v: str, code: Code, ind: int, *, after: After | None
     ) -> str:
         """`out`, a named type's (or a nested type's) function's answer for `v`; its markers
         leave this function too."""
-        code.add(ind, f"{out} = {function}({v})")
+        code.node(ind, ps.call(f"{out} = {function}", ps.code(v)))
         code.add(ind, f"if {out} is _BAD:")
         self.fail(code, ind + 1)
         # Where the caller keeps `v` itself, it hands any other result to the runtime; but
@@ -284,8 +383,8 @@ class FastPaths:
                 failing += f" or type({v}) is dict and not _finite({v})"
             self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
-            name = self.fresh("_E")
-            self.constants.append(f"{name} = frozenset({tuple(values)!r})")
+            items = ", ".join(_literal(x) for x in values)
+            name = self.constant(self.hint(v), "VALUES", f"frozenset({{{items}}})")
             test = f"type({v}) is not {kinds.pop().__name__} or {v} not in {name}"
             self.check(test, code, ind, after=after)
         else:
@@ -306,7 +405,7 @@ class FastPaths:
         self.check(f"type({v}) is not list", code, ind, after=items)
 
     def elements(self, item: ir.TypeRef, v: str, code: Code, ind: int) -> None:
-        element = self.fresh("e")
+        element = self.local(v, "item")
         inner = Code()
         saved, self.same = self.same, True
         result = self.gen(item, element, inner, ind + 1)
@@ -325,13 +424,13 @@ class FastPaths:
         a new dict (defaults filled in, `None` standing in for an absent nullable field and
         removed again afterwards), so the same checks read it: half the code of a second,
         defaults-filling copy of them, and the complete map pays nothing for it."""
-        names = {f.name: self.fresh("f") for f in t.fields}
+        names = {f.name: local_name(self.scope, f.name) for f in t.fields}
         optional = [f for f in t.fields if not f.required]
         if self.same and all(f.default is not None for f in optional):
             optional = []  # kept as it is, so any field absent has a default to fill in
         self.check(f"type({v}) is not dict", code, ind, after=None)
         if optional:
-            m = self.fresh("m")
+            m = self.local(v, "filled")
             out = v if self.same else m
             code.add(ind, f"{m}: Any = {v}")
             self.fill(t, v, m, code, ind)
@@ -348,20 +447,21 @@ class FastPaths:
         """A map with fields absent becomes `m`: every field in declaration order (the
         runtime's), its own values over the stand-ins. A key too many (extra, or a folded
         spelling) or a required field absent: the runtime's."""
-        stand_ins = []
+        stand_ins: list[ps.Node] = []
         for f in t.fields:
             if f.required:
-                stand_in = "_MISS"
+                stand_in = ps.code("_MISS")
             elif f.default is not None:
-                stand_in = repr(f.default.value)  # a literal: a fresh copy of the default
+                stand_in = ps.lit(f.default.value)  # a literal: a fresh copy of the default
             else:
-                stand_in = "None"  # the type is nullable: None passes its checks
-            stand_ins.append(f"{f.name!r}: {stand_in}")
-        missing = [f"{m}[{f.name!r}] is _MISS" for f in t.fields if f.required]
+                stand_in = ps.code("None")  # the type is nullable: None passes its checks
+            stand_ins.append(ps.pair(ps.lit(f.name), stand_in))
+        missing = [f"{m}[{_literal(f.name)}] is _MISS" for f in t.fields if f.required]
         code.add(ind, f"if len({v}) != {len(t.fields)}:")
-        code.add(ind + 1, f"{m} = {{{', '.join(stand_ins)}, **{v}}}")
+        code.node(ind + 1, ps.Brackets(f"{m} = ", "{", (*stand_ins, ps.code(f"**{v}")), "}"))
         tests = " or ".join([f"len({m}) != {len(t.fields)}", *missing])
-        code.add(ind + 1, f"if {tests}:  # missing, extra, folded or ambiguous keys")
+        code.add(ind + 1, "# missing, extra, folded or ambiguous keys")
+        code.add(ind + 1, f"if {tests}:")
         self.slow(code, ind + 2)
 
     def unfill(self, t: ir.MapOf, v: str, m: str, code: Code, ind: int) -> None:
@@ -373,7 +473,7 @@ class FastPaths:
         if not nullable:
             return
         defaults = any(f.default is not None for f in t.fields)
-        absent = "".join(f" + ({f.name!r} not in {v})" for f in nullable)
+        absent = "".join(f" + ({_literal(f.name)} not in {v})" for f in nullable)
         if self.same:  # the caller keeps the value itself: only nullable fields may be absent
             if defaults:
                 code.add(ind, f"if {m} is not {v} and len({v}){absent} != {len(t.fields)}:")
@@ -387,8 +487,8 @@ class FastPaths:
         code.add(ind + 2, f"{m} = {v}  # nothing filled in")
         code.add(ind + 1, "else:")
         for f in nullable:
-            code.add(ind + 2, f"if {f.name!r} not in {v}:")
-            code.add(ind + 3, f"del {m}[{f.name!r}]")
+            code.add(ind + 2, f"if {_literal(f.name)} not in {v}:")
+            code.add(ind + 3, f"del {m}[{_literal(f.name)}]")
 
     def complete(self, t: ir.MapOf, v: str, *, names: dict[str, str], code: Code, ind: int) -> None:
         """Each field's value, then its checks. A declared key absent from a map of the
@@ -397,13 +497,14 @@ class FastPaths:
             return
         code.add(ind, "try:")
         for f in t.fields:
-            code.add(ind + 1, f"{names[f.name]} = {v}[{f.name!r}]")
+            code.node(ind + 1, ps.subscript(f"{names[f.name]} = {v}", ps.lit(f.name)))
         code.add(ind, "except KeyError:")
         self.slow(code, ind + 1)
         for f in t.fields:
             result = self.field_value(f, names[f.name], code, ind)
             if result != names[f.name]:
-                code.add(ind, f"if {result} is not {names[f.name]}:  # a nested value normalised")
+                code.add(ind, "# a nested value normalised")
+                code.add(ind, f"if {result} is not {names[f.name]}:")
                 self.slow(code, ind + 1)
 
     def field_value(self, f: ir.Field, v: str, code: Code, ind: int) -> str:
@@ -455,9 +556,18 @@ class FastPaths:
             kind_of_guard, test = _RULES[keyword]
             return guards[kind_of_guard] + test.format(v=v, b=_bound(bound, kind))
         if keyword == "pattern":
-            name = self.fresh("_P")
-            self.constants.append(f"{name} = re.compile({_string_literal(str(bound))})")
+            text = f"re.compile({ps.string(str(bound))})"
+            name = self.constant(self.hint(v), "PATTERN", text)
             return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and bound == "date-time":
             return f"{guards['text']}not _is_datetime({v})"
         return None
+
+    def hint(self, v: str) -> str:
+        """What a constant for variable `v` is named after: the field it holds, or what the
+        function checks."""
+        return self.label if v == "value" else v
+
+
+def _function(name: str, doc: str, body: str, result: str) -> str:
+    return f'def {name}(value: Any) -> Any:\n    """{doc}"""\n{body}\n    return {result}\n'
