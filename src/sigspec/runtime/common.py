@@ -105,7 +105,7 @@ def too_deep(value: Any, depth: int) -> bool:
     """Do lists and maps nest in `value` more than `depth` levels (a scalar is level 0)?
     An explicit stack, not recursion: the value may nest past the interpreter's own
     limit."""
-    t = type(value)
+    t = value.__class__  # not type(value): type checkers would not know its type
     if t is not list and t is not dict:
         return False
     stack = [(value, 1)]
@@ -114,8 +114,8 @@ def too_deep(value: Any, depth: int) -> bool:
         container, level = pop()
         if level > depth:
             return True
-        for item in container.values() if type(container) is dict else container:
-            t = type(item)
+        for item in container.values() if container.__class__ is dict else container:
+            t = item.__class__
             if t is list or t is dict:
                 push((item, level + 1))
     return False
@@ -173,14 +173,14 @@ _KINDS = {
 
 def kind_of(value: Any) -> str:
     """The word used in messages: `expected int, got string`."""
-    t = type(value)
+    t = value.__class__
     return _KINDS.get(t) or t.__name__
 
 
 def shown(value: Any) -> str:
     """A value as messages quote it (validate.py's header): a string, a boolean or null
     in JSON notation, a number by `number_text`, a map or a list by its kind."""
-    t = type(value)
+    t = value.__class__
     if t is str:
         return _string_text(value)
     if t is float:

@@ -9,7 +9,7 @@
 #   Field(NAME, TYPE, required=True, default=..., fallback=False, minimum=...,
 #         clamp=(LO, HI), ...)
 # The validator and the reply parser read them by position, as the plain tuples they are
-# (`plain`, the form the TypeScript runtime reads as JSON):
+# (the form the TypeScript runtime reads as JSON):
 #   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",)
 #   ("any",)
 #   ("list", ITEM)                     ("opt", INNER)          ("lit", VALUE)
@@ -57,7 +57,7 @@ from .common import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import Any
+    from typing import Any, ClassVar
 
     Descriptor = tuple[Any, ...]
     Types = dict[str, Descriptor]
@@ -88,7 +88,7 @@ class _Node(tuple["Any", ...]):
 
 
 def _remade(cls: type[_Node], items: tuple[Any, ...]) -> _Node:
-    return tuple.__new__(cls, items)
+    return super(_Node, cls).__new__(cls, items)
 
 
 class Str(_Node):
@@ -97,7 +97,7 @@ class Str(_Node):
     __slots__ = ()
 
     def __new__(cls) -> Str:
-        return tuple.__new__(cls, ("str",))
+        return super().__new__(cls, ("str",))
 
 
 class Keyword(_Node):
@@ -106,7 +106,7 @@ class Keyword(_Node):
     __slots__ = ()
 
     def __new__(cls) -> Keyword:
-        return tuple.__new__(cls, ("keyword",))
+        return super().__new__(cls, ("keyword",))
 
 
 class Int(_Node):
@@ -115,7 +115,7 @@ class Int(_Node):
     __slots__ = ()
 
     def __new__(cls) -> Int:
-        return tuple.__new__(cls, ("int",))
+        return super().__new__(cls, ("int",))
 
 
 class Float(_Node):
@@ -124,7 +124,7 @@ class Float(_Node):
     __slots__ = ()
 
     def __new__(cls) -> Float:
-        return tuple.__new__(cls, ("float",))
+        return super().__new__(cls, ("float",))
 
 
 class Bool(_Node):
@@ -133,7 +133,7 @@ class Bool(_Node):
     __slots__ = ()
 
     def __new__(cls) -> Bool:
-        return tuple.__new__(cls, ("bool",))
+        return super().__new__(cls, ("bool",))
 
 
 class DateTime(_Node):
@@ -142,7 +142,7 @@ class DateTime(_Node):
     __slots__ = ()
 
     def __new__(cls) -> DateTime:
-        return tuple.__new__(cls, ("datetime",))
+        return super().__new__(cls, ("datetime",))
 
 
 class Object(_Node):
@@ -151,7 +151,7 @@ class Object(_Node):
     __slots__ = ()
 
     def __new__(cls) -> Object:
-        return tuple.__new__(cls, ("object",))
+        return super().__new__(cls, ("object",))
 
 
 class AnyValue(_Node):
@@ -160,7 +160,7 @@ class AnyValue(_Node):
     __slots__ = ()
 
     def __new__(cls) -> AnyValue:
-        return tuple.__new__(cls, ("any",))
+        return super().__new__(cls, ("any",))
 
 
 class List(_Node):
@@ -169,7 +169,7 @@ class List(_Node):
     __slots__ = ()
 
     def __new__(cls, item: Descriptor) -> List:
-        return tuple.__new__(cls, ("list", item))
+        return super().__new__(cls, ("list", item))
 
 
 class Nullable(_Node):
@@ -178,7 +178,7 @@ class Nullable(_Node):
     __slots__ = ()
 
     def __new__(cls, inner: Descriptor) -> Nullable:
-        return tuple.__new__(cls, ("opt", inner))
+        return super().__new__(cls, ("opt", inner))
 
 
 class Const(_Node):
@@ -187,7 +187,7 @@ class Const(_Node):
     __slots__ = ()
 
     def __new__(cls, value: Any) -> Const:
-        return tuple.__new__(cls, ("lit", value))
+        return super().__new__(cls, ("lit", value))
 
 
 class Enum(_Node):
@@ -196,7 +196,7 @@ class Enum(_Node):
     __slots__ = ()
 
     def __new__(cls, values: tuple[str, ...]) -> Enum:
-        return tuple.__new__(cls, ("enum", values))
+        return super().__new__(cls, ("enum", values))
 
 
 class Union(_Node):
@@ -205,7 +205,7 @@ class Union(_Node):
     __slots__ = ()
 
     def __new__(cls, members: tuple[Descriptor, ...]) -> Union:
-        return tuple.__new__(cls, ("union", members))
+        return super().__new__(cls, ("union", members))
 
 
 class Ref(_Node):
@@ -214,7 +214,7 @@ class Ref(_Node):
     __slots__ = ()
 
     def __new__(cls, name: str) -> Ref:
-        return tuple.__new__(cls, ("ref", name))
+        return super().__new__(cls, ("ref", name))
 
 
 class Map(_Node):
@@ -224,7 +224,7 @@ class Map(_Node):
     __slots__ = ()
 
     def __new__(cls, fields: tuple[Field, ...], *, open: bool = False) -> Map:
-        return tuple.__new__(cls, ("map", fields, open))
+        return super().__new__(cls, ("map", fields, open))
 
     def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return (self[1],), ({"open": True} if self[2] else {})
@@ -284,7 +284,7 @@ class Field(_Node):
         }
         constraints = tuple((k, v) for k, v in given.items() if v is not None)
         has_default = default is not _ABSENT
-        return tuple.__new__(
+        return super().__new__(
             cls,
             (
                 name,
@@ -315,17 +315,6 @@ class Field(_Node):
         return (name, type_), kwargs
 
 
-def plain(d: Any) -> Any:
-    """A descriptor (or a field, or a map of named types' descriptors) as plain tuples:
-    the form the TypeScript runtime reads as JSON (`json.dumps` writes both the
-    same)."""
-    if isinstance(d, dict):
-        return {k: plain(v) for k, v in d.items()}
-    if isinstance(d, tuple):
-        return tuple(plain(x) for x in d)
-    return d
-
-
 class ValidationError(ValueError):
     """The value does not fit the type; `.errors` lists every problem as (path,
     message).
@@ -340,11 +329,14 @@ class ValidationError(ValueError):
     @property
     def errors(self) -> list[Issue]:
         found: list[Issue] | None = self.__dict__.get("_found")
-        if found is None:
-            args = self.args
-            found = args[0] if len(args) == 1 else check(args[0], args[1], args[2])[1]
-            self.__dict__["_found"] = found
-        return found
+        if found is not None:
+            return found
+        args = self.args
+        made: list[Issue] = (
+            args[0] if len(args) == 1 else check(args[0], args[1], args[2])[1]
+        )
+        self.__dict__["_found"] = made
+        return made
 
     def __str__(self) -> str:
         errors = self.errors
@@ -402,9 +394,10 @@ def is_datetime(value: str) -> bool:
 def _copy(value: Any) -> Any:
     """A fresh copy of a JSON default (lists and maps are never shared between
     results)."""
-    if isinstance(value, dict):
+    t = value.__class__  # not type(value): type checkers would not know its type
+    if t is dict:
         return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if t is list:
         return [_copy(v) for v in value]
     return value
 
@@ -412,7 +405,7 @@ def _copy(value: Any) -> Any:
 def all_finite(v: Any) -> bool:
     """No NaN or infinity anywhere in `v` (a float's v - v is 0.0 only when it is
     finite)."""
-    t = type(v)
+    t = v.__class__
     if t is float:
         return bool(v - v == 0.0)
     if t is dict:
@@ -425,7 +418,7 @@ def all_finite(v: Any) -> bool:
 def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
     """Where `v` holds NaN or an infinity, and which: looked for only once one is
     known."""
-    t = type(v)
+    t = v.__class__
     if t is float and v - v != 0.0:
         yield path, v
     elif t is dict:
@@ -544,7 +537,7 @@ class Checker:
         return self.fail(path, f"expected int, got {kind_of(v)}")
 
     def _float(self, d: Descriptor, v: Any, path: str) -> Any:
-        t = type(v)
+        t = v.__class__
         # v - v: NaN for NaN and the infinities
         if t is int or (t is float and v - v == 0.0):
             return v
@@ -673,7 +666,7 @@ class Checker:
         return decoded
 
     def _list(self, d: Descriptor, v: Any, path: str) -> Any:
-        if type(v) is not list:
+        if list is not type(v):  # so written, type checkers keep `v` as it is (Any)
             decoded = self._decoded(v, list, path)
             if decoded is _INVALID:
                 return self.fail(path, f"expected list, got {kind_of(v)}")
@@ -681,7 +674,7 @@ class Checker:
         item = d[1]
         if item[0] in _PLAIN_ITEMS and _plain(item[0], v):  # no path, no call per item
             return list(v)
-        out = []
+        out: list[Any] = []
         ok = True
         for index, element in enumerate(v):
             result = self.check(item, element, _at(path, index))
@@ -690,7 +683,7 @@ class Checker:
         return out if ok else _INVALID
 
     def _map(self, d: Descriptor, v: Any, path: str) -> Any:
-        if type(v) is not dict:
+        if dict is not type(v):
             decoded = self._decoded(v, dict, path)
             if decoded is _INVALID:
                 return self.fail(path, f"expected map, got {kind_of(v)}")
@@ -775,23 +768,25 @@ class Checker:
                 self.fail(path, message)
         return value if ok else _INVALID
 
+    # An explicit table, not getattr: a descriptor can only ever reach these methods.
+    DISPATCH: ClassVar[dict[str, Any]] = {
+        "str": _str,
+        "keyword": _keyword,
+        "datetime": _datetime,
+        "int": _int,
+        "float": _float,
+        "bool": _bool,
+        "any": _any,
+        "object": _object,
+        "lit": _lit,
+        "enum": _enum,
+        "union": _union,
+        "list": _list,
+        "map": _map,
+    }
 
-# An explicit table, not getattr: a descriptor can only ever reach these methods.
-_DISPATCH = {
-    "str": Checker._str,
-    "keyword": Checker._keyword,
-    "datetime": Checker._datetime,
-    "int": Checker._int,
-    "float": Checker._float,
-    "bool": Checker._bool,
-    "any": Checker._any,
-    "object": Checker._object,
-    "lit": Checker._lit,
-    "enum": Checker._enum,
-    "union": Checker._union,
-    "list": Checker._list,
-    "map": Checker._map,
-}
+
+_DISPATCH = Checker.DISPATCH
 
 
 def _short(value: Any) -> str:
@@ -811,6 +806,11 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
         return f"shorter than {bound} characters"
     if keyword == "maxLength" and text and len(value) > bound:
         return f"longer than {bound} characters"
+    items = list is type(value)
+    if keyword == "minItems" and items and len(value) < bound:
+        return f"fewer than {bound} items"
+    if keyword == "maxItems" and items and len(value) > bound:
+        return f"more than {bound} items"
     if keyword == "pattern" and text:
         import re
 
@@ -818,11 +818,6 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
             return f"does not match the pattern {shown(bound)}"
     if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
         return "expected an RFC 3339 date-time with an offset"
-    items = type(value) is list
-    if keyword == "minItems" and items and len(value) < bound:
-        return f"fewer than {bound} items"
-    if keyword == "maxItems" and items and len(value) > bound:
-        return f"more than {bound} items"
     return None
 
 
@@ -973,7 +968,6 @@ __all__ = [
     "kind_of",
     "number_literal",
     "parse_reply",
-    "plain",
     "too_deep",
     "validate",
 ]

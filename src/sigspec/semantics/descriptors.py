@@ -163,3 +163,14 @@ def named_descriptors(types: Mapping[str, ir.TypeDef]) -> dict[str, Descriptor]:
 
 def type_descriptors(project: ir.Project, names: list[str]) -> dict[str, Descriptor]:
     return {name: descriptor(project.types[name].type) for name in names}
+
+
+def plain(d: Any) -> Any:
+    """A descriptor (or a field, or a map of named types' descriptors) as plain tuples, the
+    form the TypeScript runtime reads as JSON. (`json.dumps` writes a descriptor so already:
+    each is the tuple it equals.)"""
+    if isinstance(d, dict):
+        return {k: plain(v) for k, v in d.items()}
+    if isinstance(d, tuple):
+        return tuple(plain(x) for x in d)
+    return d

@@ -10,7 +10,9 @@ rejects what it would accept, and the differential tests hold it to that.
 
 Idioms from the issue: `type(x) is T`, closed maps checked by length with direct key lookups
 inside one `try`, enums as frozensets, no per-element calls for scalar lists, no paths or
-messages at all: those are found only when an invalid value's errors are read.
+messages at all: those are found only when an invalid value's errors are read. Containers
+are tested as `dict is not type(x)`: type checkers (pyright) then keep `x` as `Any` instead
+of narrowing it to a dict of unknown types, which strict mode refuses at every use.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ _TYPE_TEST: Mapping[ir.PrimKind, str | None] = ir.per_primitive(
         "int": "type({v}) is not int",
         "float": "type({v}) is not float and type({v}) is not int",
         "bool": "type({v}) is not bool",
-        "map": "type({v}) is not dict",
+        "map": "dict is not type({v})",
         "datetime": None,
         "any": None,
     }
@@ -226,7 +228,14 @@ class FastPaths:
         return self.known[key]
 
     def body(
-        self, t: ir.TypeRef, v: str, ind: int, *, exits: Exits, label: str, reserved: tuple[str, ...] = ()
+        self,
+        t: ir.TypeRef,
+        v: str,
+        ind: int,
+        *,
+        exits: Exits,
+        label: str,
+        reserved: tuple[str, ...] = (),
     ) -> tuple[str, str]:
         """(checks of `v` against `t`, leaving by `exits`; the normalised value's expression)."""
         saved = self.exits, self.sure, self.same, self.bounded, self.scope, self.label
@@ -310,7 +319,7 @@ class FastPaths:
         if kind == "any":  # any JSON value: no NaN or infinity inside
             self.check(f"not _finite({v})", code, ind, after=after)
         elif kind == "map":
-            self.check(f"type({v}) is not dict or not _finite({v})", code, ind, after=after)
+            self.check(f"dict is not type({v}) or not _finite({v})", code, ind, after=after)
         elif kind == "datetime":
             self.check(f"type({v}) is not str or not _is_datetime({v})", code, ind, after=after)
         elif kind == "float" and not self.bounded:
@@ -380,7 +389,7 @@ class FastPaths:
             if "float" in prims:
                 failing += f" or type({v}) is float and {_NOT_FINITE.format(v=v)}"
             if "map" in prims:
-                failing += f" or type({v}) is dict and not _finite({v})"
+                failing += f" or dict is type({v}) and not _finite({v})"
             self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
             items = ", ".join(_literal(x) for x in values)
@@ -402,7 +411,7 @@ class FastPaths:
             if after is not None:
                 after(c, i)
 
-        self.check(f"type({v}) is not list", code, ind, after=items)
+        self.check(f"list is not type({v})", code, ind, after=items)
 
     def elements(self, item: ir.TypeRef, v: str, code: Code, ind: int) -> None:
         element = self.local(v, "item")
@@ -428,7 +437,7 @@ class FastPaths:
         optional = [f for f in t.fields if not f.required]
         if self.same and all(f.default is not None for f in optional):
             optional = []  # kept as it is, so any field absent has a default to fill in
-        self.check(f"type({v}) is not dict", code, ind, after=None)
+        self.check(f"dict is not type({v})", code, ind, after=None)
         if optional:
             m = self.local(v, "filled")
             out = v if self.same else m
@@ -449,6 +458,7 @@ class FastPaths:
         spelling) or a required field absent: the runtime's."""
         stand_ins: list[ps.Node] = []
         for f in t.fields:
+            stand_in: ps.Node
             if f.required:
                 stand_in = ps.code("_MISS")
             elif f.default is not None:
@@ -550,7 +560,7 @@ class FastPaths:
                 "" if kind in _NUMBERS else f"(type({v}) is int or type({v}) is float) and "
             ),
             "text": "" if kind in _STRINGS else f"type({v}) is str and ",
-            "items": "" if kind == "list" else f"type({v}) is list and ",
+            "items": "" if kind == "list" else f"list is type({v}) and ",
         }
         if keyword in _RULES:
             kind_of_guard, test = _RULES[keyword]

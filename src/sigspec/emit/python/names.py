@@ -30,7 +30,9 @@ def snake(name: str) -> str:
 
 def pascal(name: str) -> str:
     """`act_on_sentiment` -> `ActOnSentiment`; a name already in capitals keeps them."""
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[\W_]+", name, flags=re.ASCII))
+    return "".join(
+        part[:1].upper() + part[1:] for part in re.split(r"[\W_]+", name, flags=re.ASCII)
+    )
 
 
 @dataclass

@@ -34,6 +34,39 @@ _PRIMS: Mapping[ir.PrimKind, str] = ir.per_primitive(
 )
 
 
+@dataclass(frozen=True)
+class Ann:
+    """An annotation: the operands of `|` (one for a plain type), each a `pysource` tree."""
+
+    members: tuple[ps.Node, ...]
+
+    def flat(self) -> str:
+        return " | ".join(ps.flat(m) for m in self.members)
+
+    def node(self) -> ps.Node:
+        """As one tree (inside brackets, where ruff would not split at `|`)."""
+        return self.members[0] if len(self.members) == 1 else ps.code(self.flat())
+
+    def render(self, indent: int, head: int) -> str:
+        """As ruff formats it after `head` columns: a union too long for its line in
+        parentheses, one operand a line; a single type split at its brackets."""
+        one_line = self.flat()
+        if len(ps.INDENT) * indent + head + ps.width(one_line) <= ps.WIDTH:
+            return one_line
+        if len(self.members) == 1:
+            return ps.render(self.members[0], indent, head)
+        pad = ps.INDENT * (indent + 1)
+        lines = [
+            pad + ("| " if n else "") + ps.render(m, indent + 1, 2 if n else 0)
+            for n, m in enumerate(self.members)
+        ]
+        return "(\n" + "\n".join(lines) + "\n" + ps.INDENT * indent + ")"
+
+
+def _ann(text: str) -> Ann:
+    return Ann((ps.code(text),))
+
+
 def _plain_key(name: str) -> bool:
     return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("__")
 
@@ -47,7 +80,6 @@ class PyTypes:
     space: Namespace
     names: dict[str, str] = field(default_factory=dict)  # .sig type name -> Python name
     definitions: list[str] = field(default_factory=list)
-    defined: set[str] = field(default_factory=set)
     pending: set[str] = field(default_factory=set)  # names given, definitions not yet made
     uses: set[str] = field(default_factory=set)  # what of `typing` the definitions name
 
@@ -65,28 +97,27 @@ class PyTypes:
         else:
             self.alias(py, t, pascal(name))
 
-    def alias(self, py: str, t: ir.TypeRef, hint: str) -> None:
-        text = self.of(t, hint)
-        if self._forward(text):
-            text = ps.string(text)
-        self.definitions.append(f"{py}: TypeAlias = {text}\n")
-        self.uses.add("TypeAlias")
-        self.defined.add(py)
-        self.pending.discard(py)
-
-    def _forward(self, text: str) -> bool:
-        """Does `text` name a type not yet defined (so that it must be a string)?"""
-        return bool(set(re.findall(r"\w+", text)) & self.pending)
-
     def top(self, t: ir.TypeRef, hint: str) -> str:
         """A signature's output or params: a map gets its own TypedDict named `hint`."""
-        if isinstance(t, ir.MapOf):
-            name = self.space.take(hint)
-            self.typed_dict(name, t)
-            return name
         name = self.space.take(hint)
-        self.alias(name, t, hint)
+        if isinstance(t, ir.MapOf):
+            self.typed_dict(name, t)
+        else:
+            self.alias(name, t, hint)
         return name
+
+    def alias(self, name: str, t: ir.TypeRef, hint: str) -> None:
+        self.pending.add(name)
+        ann = self.of(t, hint)
+        head = f"{name}: TypeAlias = "
+        # A name defined further down (or this one: a recursive type) is read as a string.
+        if set(re.findall(r"\w+", ann.flat())) & self.pending:
+            text = ps.string(ann.flat())
+        else:
+            text = ann.render(0, ps.width(head))
+        self.definitions.append(head + text + "\n")
+        self.uses.add("TypeAlias")
+        self.pending.discard(name)
 
     def typed_dict(self, name: str, t: ir.MapOf) -> None:
         self.pending.add(name)
@@ -97,76 +128,71 @@ class PyTypes:
         optional = [(f.name, a) for f, a in keys if not (f.required or f.default is not None)]
         if required and optional:
             base = self.space.take(f"_{name}Required")
-            self.definitions.append(self._typed_dict(base, "TypedDict", required))
+            self.definitions.append(self._typed_dict(base, "TypedDict", required, total=True))
             self.definitions.append(self._typed_dict(name, base, optional, total=False))
-        elif optional:
-            self.definitions.append(self._typed_dict(name, "TypedDict", optional, total=False))
         else:
-            self.definitions.append(self._typed_dict(name, "TypedDict", required))
-        self.defined.add(name)
+            self.definitions.append(
+                self._typed_dict(name, "TypedDict", required or optional, total=not optional)
+            )
         self.pending.discard(name)
 
-    def of(self, t: ir.TypeRef, hint: str) -> str:
+    def of(self, t: ir.TypeRef, hint: str) -> Ann:
         """The annotation of a value of `t`; maps inside get TypedDicts named after `hint`."""
         match t:
             case ir.Prim(kind):
-                return _PRIMS[kind]
+                return _ann(_PRIMS[kind])
             case ir.ListOf(item):
-                return f"list[{self.of(item, hint + 'Item')}]"
+                return Ann((ps.subscript("list", self.of(item, hint + "Item").node()),))
             case ir.Optional(inner):
-                return f"{self.of(inner, hint)} | None"
+                members = self.of(inner, hint).members
+                return Ann((*members, ps.code("None")))
             case ir.Ref(name):
-                return self.names[name]
-            case ir.Literal(value):
-                if value is None:
-                    return "None"
-                self.uses.add("Literal")
-                return f"Literal[{ps.flat(ps.lit(value))}]"
+                return _ann(self.names[name])
+            case ir.Literal():
+                return self.union((t,), hint)
             case ir.Union(members):
                 return self.union(members, hint)
             case ir.MapOf():
                 name = self.space.take(hint)
                 self.typed_dict(name, t)
-                return name
+                return _ann(name)
             case _:
                 assert_never(t)
 
-    def union(self, members: tuple[ir.TypeRef, ...], hint: str) -> str:
+    def union(self, members: tuple[ir.TypeRef, ...], hint: str) -> Ann:
+        """Literal values first, as one `Literal[...]`, then the other members, then None."""
         values = [m.value for m in members if isinstance(m, ir.Literal) and m.value is not None]
-        parts: list[str] = []
+        parts: list[ps.Node] = []
         if values:
             self.uses.add("Literal")
-            parts.append(f"Literal[{', '.join(ps.flat(ps.lit(v)) for v in values)}]")
+            parts.append(ps.subscript("Literal", *map(ps.lit, values)))
         for m in members:
             if not isinstance(m, ir.Literal):
-                parts.append(self.of(m, hint))
+                parts += self.of(m, hint).members
         if any(isinstance(m, ir.Literal) and m.value is None for m in members):
-            parts.append("None")
-        unique = list(dict.fromkeys(parts))
-        return " | ".join(unique)
+            parts.append(ps.code("None"))
+        unique = {ps.flat(p): p for p in parts}
+        return Ann(tuple(unique.values()))
 
     def _typed_dict(
-        self, name: str, base: str, fields: list[tuple[str, str]], *, total: bool = True
+        self, name: str, base: str, fields: list[tuple[str, Ann]], *, total: bool
     ) -> str:
-        return _typed_dict(name, base, fields, total=total, space=self.space)
+        if all(_plain_key(key) for key, _ in fields):
+            args = [ps.code(base)] + ([] if total else [ps.code("total=False")])
+            head = ps.render(ps.call(f"class {name}", *args), 0, 0, 1) + ":"
+            body = [f"    {key}: {ann.render(1, len(key) + 2)}" for key, ann in fields]
+            return head + "\n" + "\n".join(body or ["    pass"]) + "\n"
+        # Keys no class body can hold: the functional form, its types as strings (else
+        # evaluated, and they may name a type defined further down).
+        entries = ps.lit({key: ps.code(ps.string(ann.flat())) for key, ann in fields})
+        if base == "TypedDict":
+            call = ps.call("TypedDict", ps.code(ps.string(name)), entries, *_kw(total))
+            return ps.assign(name, call)
+        # A functional TypedDict takes no base: the optional keys, then both joined.
+        optional = self.space.take(f"_{name}Optional")
+        call = ps.call("TypedDict", ps.code(ps.string(optional)), entries, *_kw(total))
+        return ps.assign(optional, call) + f"\n\nclass {name}({base}, {optional}):\n    pass\n"
 
 
-def _typed_dict(
-    name: str, base: str, fields: list[tuple[str, str]], *, total: bool, space: Namespace
-) -> str:
-    options = "" if total else ", total=False"
-    if all(_plain_key(key) for key, _ in fields):
-        body = [f"    {key}: {annotation}" for key, annotation in fields] or ["    pass"]
-        return f"class {name}({base}{options}):\n" + "\n".join(body) + "\n"
-    # Keys no class body can hold: the functional form, its types as strings (evaluated
-    # otherwise, and they may name a type defined further down).
-    entries = ps.lit({key: ps.code(ps.string(annotation)) for key, annotation in fields})
-    args = [ps.code(ps.string(name)), entries]
-    if not total:
-        args.append(ps.code("total=False"))
-    if base == "TypedDict":
-        return ps.assign(name, ps.call("TypedDict", *args))
-    # A functional TypedDict takes no base: the optional keys, then both joined in a class.
-    optional = space.take(f"_{name}Optional")
-    text = ps.assign(optional, ps.call("TypedDict", ps.code(ps.string(optional)), *args[1:]))
-    return text + f"\n\nclass {name}({base}, {optional}):\n    pass\n"
+def _kw(total: bool) -> list[ps.Node]:
+    return [] if total else [ps.Pair("total", "=", ps.code("False"))]

@@ -67,7 +67,6 @@ def descriptor_node(value: Any, used: set[str]) -> ps.Node:
     return ps.lit(value)
 
 
-
 def nesting(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> int:
     """How deep lists and maps nest in a value of type `t` at most; -1 for no bound (`:any`,
     `:map`, an open map's extra fields, a recursive type)."""
@@ -123,7 +122,6 @@ def _deep(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> bool:
     runtime, naming its errors, finds the depth."""
     depth = nesting(t, types)
     return depth < 0 or depth > LIMITS.depth
-
 
 
 # Names a validators module binds itself (imports, its private helpers); `.sig` names that
@@ -184,14 +182,20 @@ def _call(indent: int, head: str, *args: str) -> str:
     return "    " * indent + ps.render(ps.call(head, *map(ps.code, args)), indent)
 
 
-def _lines(sig: ir.Signature, ident: str, names: Mapping[str, str], compact: bool) -> dict[str, str]:
+def _lines(
+    sig: ir.Signature, ident: str, names: Mapping[str, str], compact: bool
+) -> dict[str, str]:
     out, in_, types = names["output"], names["input"], names["types"]
     out_t, in_t = names["output_type"], names["input_type"]
     limits = "limits: Limits | None = None"
     slow = f"_slow: Callable[..., {out_t}] = _rt.validate"
     check = "_rt.check" if compact else names["checker"]
     return {
-        "validate": _def(f"validate_{ident}", ["value: Any", limits] if compact else ["value: Any", slow, limits], out_t),
+        "validate": _def(
+            f"validate_{ident}",
+            ["value: Any", limits] if compact else ["value: Any", slow, limits],
+            out_t,
+        ),
         "validate_input": _def(f"validate_{ident}_input", ["value: Any", limits], in_t),
         "parse": _def(f"parse_{ident}", ["text: str", limits], "ParseResult"),
         "compact": _call(1, f"result: {out_t} = _rt.validate", out, "value", types, "limits"),
@@ -273,7 +277,19 @@ def validators_module(
                 _comment(sig),
                 *checks,
                 deep=not compact and _deep(sig.output, project.types),
-                lines=_lines(sig, ident, {"output": output, "input": input_, "types": types, "output_type": output_type, "input_type": input_type, "checker": checker}, compact),
+                lines=_lines(
+                    sig,
+                    ident,
+                    {
+                        "output": output,
+                        "input": input_,
+                        "types": types,
+                        "output_type": output_type,
+                        "input_type": input_type,
+                        "checker": checker,
+                    },
+                    compact,
+                ),
             )
         )
     exports = [
