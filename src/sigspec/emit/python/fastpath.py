@@ -17,6 +17,7 @@ of narrowing it to a dict of unknown types, which strict mode refuses at every u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
@@ -116,10 +117,15 @@ class Code:
     def node(self, indent: int, node: ps.Node) -> None:
         self.lines.append("    " * indent + ps.render(node, indent))
 
+    def extend(self, other: Code) -> None:
+        self.tests.update((len(self.lines) + i, test) for i, test in other.tests.items())
+        self.lines += other.lines
+
 
 def condition(indent: int, test: str) -> list[str]:
     """`if test:` as ruff writes it: on one line; else the test alone inside parentheses;
-    else one operand a line, split at `or`, then (where still too long) at `and`."""
+    else one operand a line, split before each `and` and `or` (ruff splits both at once),
+    and an operand still too long split before its comparison operator."""
     pad = "    " * indent
     if len(pad) + len(test) + 4 <= ps.WIDTH:
         return [f"{pad}if {test}:"]
@@ -127,21 +133,36 @@ def condition(indent: int, test: str) -> list[str]:
     if len(inner) + len(test) <= ps.WIDTH:
         return [f"{pad}if (", inner + test, f"{pad}):"]
     lines = []
-    for n, part in enumerate(_split(test, "or")):
-        line = part if n == 0 else f"or {part}"
-        if len(inner) + len(line) <= ps.WIDTH:
+    for op, operand in _split(test, _BOOLEAN):
+        line = f"{op}{operand}"
+        if len(inner) + len(line) > ps.WIDTH:
+            (_, first), *rest = _split(operand, _COMPARISONS)
+            lines += [f"{inner}{op}{first}", *(f"{inner}{o}{x}" for o, x in rest)]
+        else:
             lines.append(inner + line)
-            continue
-        pieces = _split(part, "and")
-        first = pieces[0] if n == 0 else f"or {pieces[0]}"
-        lines += [inner + first, *(f"{inner}and {p}" for p in pieces[1:])]
     return [f"{pad}if (", *lines, f"{pad}):"]
 
 
-def _split(test: str, op: str) -> list[str]:
-    """`test`'s operands of the boolean operator `op` outside any brackets."""
-    parts, depth, start, i = [], 0, 0, 0
-    sep = f" {op} "
+_BOOLEAN = (" and ", " or ")
+_COMPARISONS = (
+    " is not ",
+    " not in ",
+    " is ",
+    " in ",
+    " != ",
+    " == ",
+    " >= ",
+    " <= ",
+    " < ",
+    " > ",
+)
+
+
+def _split(test: str, ops: tuple[str, ...]) -> list[tuple[str, str]]:
+    """`test`'s operands at these operators outside any brackets or strings, each with the
+    operator before it (`"and "`; none before the first)."""
+    parts: list[tuple[str, str]] = []
+    depth, start, i, op = 0, 0, 0, ""
     while i < len(test):
         c = test[i]
         if c in "([{":
@@ -151,12 +172,13 @@ def _split(test: str, op: str) -> list[str]:
         elif c in "\"'":  # a string literal: skip to its end
             i = _string_end(test, i)
             continue
-        elif depth == 0 and test.startswith(sep, i):
-            parts.append(test[start:i])
-            start = i = i + len(sep)
+        elif depth == 0 and (found := next((o for o in ops if test.startswith(o, i)), None)):
+            parts.append((op, test[start:i]))
+            op, start = found[1:], i + len(found)
+            i = start
             continue
         i += 1
-    parts.append(test[start:])
+    parts.append((op, test[start:]))
     return parts
 
 
@@ -218,13 +240,13 @@ class FastPaths:
     def local(self, v: str, role: str) -> str:
         return self.scope.take(_derived(v, role))
 
-    def constant(self, hint: str, kind: str, text: str) -> str:
+    def constant(self, hint: str, kind: str, node: ps.Node) -> str:
         """A module-level constant (`SENTIMENT_VALUES`), one per distinct name and value."""
         base = f"{snake(hint).upper() or 'FIELD'}_{kind}"
-        key = f"{base}={text}"
+        key = f"{base}={ps.flat(node)}"
         if key not in self.known:
             name = self.known[key] = self.space.take(base)
-            self.constants.append(f"{name} = {text}")
+            self.constants.append(ps.assign(name, node).rstrip())
         return self.known[key]
 
     def body(
@@ -341,7 +363,7 @@ class FastPaths:
             single = body.single_if(ind + 1)
             if single is not None:  # one `if`: joined to the null test (ruff's SIM102)
                 test, rest = single
-                if len(_split(test, "or")) > 1:
+                if any(op == "or " for op, _ in _split(test, _BOOLEAN)):
                     test = f"({test})"
                 code.add(ind, f"if {v} is not None and {test}:")
                 code.lines += [line[4:] for line in rest]
@@ -392,8 +414,8 @@ class FastPaths:
                 failing += f" or dict is type({v}) and not _finite({v})"
             self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
-            items = ", ".join(_literal(x) for x in values)
-            name = self.constant(self.hint(v), "VALUES", f"frozenset({{{items}}})")
+            items = ps.Brackets("", "{", tuple(map(ps.lit, values)), "}")
+            name = self.constant(self.hint(v), "VALUES", ps.call("frozenset", items))
             test = f"type({v}) is not {kinds.pop().__name__} or {v} not in {name}"
             self.check(test, code, ind, after=after)
         else:
@@ -505,17 +527,23 @@ class FastPaths:
         right size (an extra or folded key in its place) is the runtime's."""
         if not t.fields:
             return
+        checks = Code()
+        for f in t.fields:
+            result = self.field_value(f, names[f.name], checks, ind)
+            if result != names[f.name]:
+                checks.add(ind, "# a nested value normalised")
+                checks.add(ind, f"if {result} is not {names[f.name]}:")
+                self.slow(checks, ind + 1)
+        text = "\n".join(checks.lines)
         code.add(ind, "try:")
         for f in t.fields:
-            code.node(ind + 1, ps.subscript(f"{names[f.name]} = {v}", ps.lit(f.name)))
+            # A value no check reads (the runtime decides it): only its key is looked up.
+            used = re.search(rf"(?<![\w'\"]){names[f.name]}(?![\w'\"])", text)
+            local = names[f.name] if used else "_"
+            code.node(ind + 1, ps.subscript(f"{local} = {v}", ps.lit(f.name)))
         code.add(ind, "except KeyError:")
         self.slow(code, ind + 1)
-        for f in t.fields:
-            result = self.field_value(f, names[f.name], code, ind)
-            if result != names[f.name]:
-                code.add(ind, "# a nested value normalised")
-                code.add(ind, f"if {result} is not {names[f.name]}:")
-                self.slow(code, ind + 1)
+        code.extend(checks)
 
     def field_value(self, f: ir.Field, v: str, code: Code, ind: int) -> str:
         """A present field's value: its type, then (when that held) its constraints."""
@@ -566,8 +594,8 @@ class FastPaths:
             kind_of_guard, test = _RULES[keyword]
             return guards[kind_of_guard] + test.format(v=v, b=_bound(bound, kind))
         if keyword == "pattern":
-            text = f"re.compile({ps.string(str(bound))})"
-            name = self.constant(self.hint(v), "PATTERN", text)
+            node = ps.call("re.compile", ps.code(ps.string(str(bound))))
+            name = self.constant(self.hint(v), "PATTERN", node)
             return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and bound == "date-time":
             return f"{guards['text']}not _is_datetime({v})"

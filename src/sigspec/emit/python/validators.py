@@ -5,7 +5,6 @@ runtime's validator with the descriptors alone."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, assert_never
@@ -13,12 +12,12 @@ from typing import Any, assert_never
 import jinja2
 
 from sigspec.emit.python import pysource as ps
+from sigspec.emit.python.checked import comment
 from sigspec.emit.python.fastpath import FastPaths, signature_exits
 from sigspec.emit.python.imports import relative
 from sigspec.emit.python.names import Namespace, pascal
 from sigspec.emit.python.pytypes import PyTypes
 from sigspec.lower.names.python import suffix
-from sigspec.lower.quoting import line_comment
 from sigspec.lower.templating import render
 from sigspec.lower.views import Lowered, Module
 from sigspec.runtime import validate as rt
@@ -154,66 +153,134 @@ _MODULE_NAMES = frozenset(
 
 
 @dataclass(frozen=True)
-class SigView:
-    name: str
-    ident: str
+class SigNames:
+    """The module-level names one signature's code uses."""
+
+    ident: str  # validate_<ident>, parse_<ident>
     output_type: str  # the output's typed form (a TypedDict or an alias)
     input_type: str
-    output: str  # the name of the output's descriptor
+    output: str  # the output's descriptor
     input: str
+    types: str  # the named types' descriptors
+
+
+@dataclass(frozen=True)
+class SigView:
+    name: str
+    names: SigNames
     output_literal: str  # `OUTPUT = Map(...)`, the descriptors' statements
     input_literal: str
-    checker: str  # parse_NAME's checker (fast validators first)
-    comment: str  # what the signature's output is, as a comment
+    comment: str  # what the signature's validator checks, as a comment
     body: str  # validate_NAME's checks (emit/python/fastpath.py)
     result: str  # the normalised value's expression once they passed
     deep: bool  # may a valid value nest past the default depth limit (checked first, then)
     lines: Mapping[str, str]  # statements and headers, each as ruff formats it
 
 
-def _def(name: str, params: list[str], returns: str) -> str:
+def _def(name: str, params: list[ps.Node], returns: str) -> str:
     """A function's header, as ruff formats it."""
     tail = f" -> {returns}:"
-    return ps.render(ps.call(f"def {name}", *map(ps.code, params)), 0, 0, len(tail)) + tail
+    return ps.render(ps.call(f"def {name}", *params), 0, 0, len(tail)) + tail
 
 
-def _call(indent: int, head: str, *args: str) -> str:
+def _slow_param(output_type: str) -> ps.Node:
+    """`_slow: Callable[..., T] = _rt.validate`, split inside its brackets when too long
+    for its line (as ruff splits it)."""
+    text = f"_slow: Callable[..., {output_type}] = _rt.validate"
+    if len(ps.INDENT) + len(text) + 1 <= ps.WIDTH:
+        return ps.code(text)
+    hook = ps.subscript("_slow: Callable", ps.code("..."), ps.code(output_type))
+    one = ps.flat(hook)[len("_slow: Callable[") : -1]
+    if 2 * len(ps.INDENT) + len(one) <= ps.WIDTH:  # ruff keeps `..., T` on one line
+        inner = f"_slow: Callable[\n{2 * ps.INDENT}{one}\n{ps.INDENT}]"
+    else:
+        inner = ps.render(hook, 1)
+    return ps.code(inner + " = _rt.validate")
+
+
+def _call(indent: int, head: str, *args: ps.Node | str) -> str:
     """`head(args)` at `indent` (a statement: `return f(...)`, `x: T = f(...)`)."""
-    return "    " * indent + ps.render(ps.call(head, *map(ps.code, args)), indent)
+    nodes = [ps.code(a) if isinstance(a, str) else a for a in args]
+    return ps.INDENT * indent + ps.render(ps.call(head, *nodes), indent)
 
 
-def _lines(
-    sig: ir.Signature, ident: str, names: Mapping[str, str], compact: bool
-) -> dict[str, str]:
-    out, in_, types = names["output"], names["input"], names["types"]
-    out_t, in_t = names["output_type"], names["input_type"]
-    limits = "limits: Limits | None = None"
-    slow = f"_slow: Callable[..., {out_t}] = _rt.validate"
-    check = "_rt.check" if compact else names["checker"]
+def _lines(n: SigNames, compact: bool) -> dict[str, str]:
+    """The statements of a signature's functions whose length depends on its names."""
+    value: ps.Node = ps.code("value: Any")
+    limits: ps.Node = ps.code("limits: Limits | None = None")
+    params = [value, limits] if compact else [value, _slow_param(n.output_type), limits]
+    # the parser's check: the runtime's, or the generated checks first (`checker`)
+    check: ps.Node = ps.call("_rt.checker", ps.code(f"validate_{n.ident}"))
+    if compact:
+        check = ps.code("_rt.check")
+    result = f"result: {n.output_type} = _rt.validate"
+    kept = f"    result: {n.output_type} = value"
+    if len(kept) > ps.WIDTH:  # ruff parenthesises a right-hand side it cannot split
+        kept = f"    result: {n.output_type} = (\n        value\n    )"
     return {
-        "validate": _def(
-            f"validate_{ident}",
-            ["value: Any", limits] if compact else ["value: Any", slow, limits],
-            out_t,
+        "validate": _def(f"validate_{n.ident}", params, n.output_type),
+        "validate_input": _def(f"validate_{n.ident}_input", [value, limits], n.input_type),
+        "parse": _def(f"parse_{n.ident}", [ps.code("text: str"), limits], "ParseResult"),
+        "compact": _call(1, result, n.output, "value", n.types, "limits"),
+        "limited": _call(2, "return _slow", n.output, "value", n.types, "limits"),
+        "too_deep": _call(2, "return _slow", n.output, "value", n.types),
+        "kept": kept,
+        "input": _call(
+            1, f"result: {n.input_type} = _rt.validate", n.input, "value", n.types, "limits"
         ),
-        "validate_input": _def(f"validate_{ident}_input", ["value: Any", limits], in_t),
-        "parse": _def(f"parse_{ident}", ["text: str", limits], "ParseResult"),
-        "compact": _call(1, f"result: {out_t} = _rt.validate", out, "value", types, "limits"),
-        "limited": _call(2, "return _slow", out, "value", types, "limits"),
-        "too_deep": _call(2, "return _slow", out, "value", types),
-        "input": _call(1, f"result: {in_t} = _rt.validate", in_, "value", types, "limits"),
-        "parse_call": _call(1, "return _rt.parse_reply", "text", out, types, check, "limits"),
-        "checker": _call(0, f"{names['checker']} = _rt.checker", f"validate_{ident}"),
+        "parse_call": _call(
+            1, "return _rt.parse_reply", "text", n.output, n.types, check, "limits"
+        ),
     }
 
 
-def _comment(sig: ir.Signature) -> str:
-    text = line_comment(f"`{sig.name}` returns {ir.render_type(sig.output)}")
-    lines = textwrap.wrap(text, 86, break_long_words=False, break_on_hyphens=False)
-    return "\n".join(f"# {line}" for line in lines)
+@dataclass
+class _Module:
+    """One validators module being written: its namespace, its types, its checks."""
+
+    lowered: Lowered
+    compact: bool
+    space: Namespace
+    pytypes: PyTypes
+    fast: FastPaths
+    types: str  # the name of the named types' descriptors
+    used: set[str]  # the descriptor classes the module names
+
+    def descriptor(self, name: str, d: Any) -> str:
+        return ps.assign(name, descriptor_node(d, self.used)).rstrip()
+
+    def signature(self, sig: ir.Signature, output_type: str, input_type: str) -> SigView:
+        ident = suffix(sig.name)
+        take = self.space.take
+        names = SigNames(
+            ident,
+            output_type,
+            input_type,
+            take(f"{ident.upper()}_OUTPUT"),
+            take(f"{ident.upper()}_INPUT"),
+            self.types,
+        )
+        exits = signature_exits(names.output, self.types)
+        checks = (
+            ("", "")
+            if self.compact
+            else self.fast.body(
+                sig.output, "value", 1, exits=exits, label=sig.name, reserved=("result",)
+            )
+        )
+        return SigView(
+            sig.name,
+            names,
+            self.descriptor(names.output, self.lowered.output_descriptor(sig)),
+            self.descriptor(names.input, self.lowered.input_descriptor(sig)),
+            comment(sig),
+            *checks,
+            deep=not self.compact and _deep(sig.output, self.lowered.project.types),
+            lines=_lines(names, self.compact),
+        )
 
 
-def _names(module: Module, compact: bool) -> Namespace:
+def _names(module: Module) -> Namespace:
     """The module's namespace with its public functions' names taken first."""
     space = Namespace(_MODULE_NAMES)
     for sig in module.signatures:
@@ -222,15 +289,23 @@ def _names(module: Module, compact: bool) -> Namespace:
     return space
 
 
+def _exports(views: list[SigView], types: list[str]) -> list[str]:
+    """`__all__`: the functions, the typed forms, and what the runtime lends the module."""
+    names = [*types, "Limits", "ParseResult", "ReplyError", "ValidationError"]
+    for v in views:
+        n = v.names
+        names += [f"validate_{n.ident}", f"validate_{n.ident}_input", f"parse_{n.ident}"]
+        names += [n.output_type, n.input_type]
+    return [ps.string(name) for name in sorted(names)]
+
+
 def validators_module(
     lowered: Lowered, module: Module, env: jinja2.Environment, *, compact: bool
 ) -> str:
     project = lowered.project
-    space = _names(module, compact)
-    named = reachable_names(
-        [t for s in module.signatures for t in (s.output, *(p.type for p in s.params))],
-        project.types,
-    )
+    space = _names(module)
+    roots = [t for s in module.signatures for t in (s.output, *(p.type for p in s.params))]
+    named = reachable_names(roots, project.types)
     pytypes = PyTypes(project.types, space)
     pytypes.name_types(named)
     for name in named:
@@ -243,70 +318,11 @@ def validators_module(
         for sig in module.signatures
     ]
     types = space.take("TYPES")
-    used: set[str] = set()  # the descriptor classes the module names
-    fast = FastPaths(project, space)
-    views = []
-    for sig, (output_type, input_type) in zip(module.signatures, tops, strict=True):
-        ident = suffix(sig.name)
-        output = space.take(f"{ident.upper()}_OUTPUT")
-        input_ = space.take(f"{ident.upper()}_INPUT")
-        checker = space.take(f"_checker_{ident}")
-        checks = (
-            ("", "")
-            if compact
-            else fast.body(
-                sig.output,
-                "value",
-                1,
-                exits=signature_exits(output, types),
-                label=sig.name,
-                reserved=("result",),
-            )
-        )
-        views.append(
-            SigView(
-                sig.name,
-                ident,
-                output_type,
-                input_type,
-                output,
-                input_,
-                ps.assign(output, descriptor_node(lowered.output_descriptor(sig), used)).rstrip(),
-                ps.assign(input_, descriptor_node(lowered.input_descriptor(sig), used)).rstrip(),
-                checker,
-                _comment(sig),
-                *checks,
-                deep=not compact and _deep(sig.output, project.types),
-                lines=_lines(
-                    sig,
-                    ident,
-                    {
-                        "output": output,
-                        "input": input_,
-                        "types": types,
-                        "output_type": output_type,
-                        "input_type": input_type,
-                        "checker": checker,
-                    },
-                    compact,
-                ),
-            )
-        )
-    exports = [
-        f"{kind}_{v.ident}{tail}"
-        for v in views
-        for kind, tail in (("validate", ""), ("validate", "_input"), ("parse", ""))
-    ]
-    exports += [pytypes.names[n] for n in named]
-    exports += [name for v in views for name in (v.output_type, v.input_type)]
-    exports += ["Limits", "ParseResult", "ReplyError", "ValidationError"]
-    exports = [ps.string(name) for name in sorted(exports)]
-    type_descriptors = lowered.type_descriptors(module.signatures)
-    types_literal = ps.assign(
-        types,
-        ps.lit({k: descriptor_node(v, used) for k, v in type_descriptors.items()}),
-        "dict[str, Descriptor]",
-    ).rstrip()
+    writer = _Module(lowered, compact, space, pytypes, FastPaths(project, space), types, set())
+    views = [writer.signature(s, *top) for s, top in zip(module.signatures, tops, strict=True)]
+    descriptors = lowered.type_descriptors(module.signatures)
+    types_node = ps.lit({k: descriptor_node(v, writer.used) for k, v in descriptors.items()})
+    fast = writer.fast
     return render(
         env,
         "python/module.py.j2",
@@ -316,16 +332,15 @@ def validators_module(
         uses_re=not compact and any(" = re.compile(" in c for c in fast.constants),
         typing=_import_order({"Any", "TYPE_CHECKING", *pytypes.uses}),
         runtime_names=_import_order(
-            {*used, "Limits", "ParseResult", "ReplyError", "ValidationError"}
+            {*writer.used, "Limits", "ParseResult", "ReplyError", "ValidationError"}
         ),
         definitions=pytypes.definitions,
-        types=types,
-        types_literal=types_literal,
+        types_literal=ps.assign(types, types_node, "dict[str, Descriptor]").rstrip(),
         constants=fast.constants,
         functions=fast.functions,
         signatures=views,
         compact=compact,
-        exports=exports,
+        exports=_exports(views, [pytypes.names[n] for n in named]),
         depth=LIMITS.depth,
         uses_depth=any(v.deep for v in views),
     )

@@ -66,7 +66,6 @@ TYPES: dict[str, Descriptor] = {
         (Field("query", Str()), Field("priority", Int(), required=False, default=999)),
     ),
 }
-NEXT_ACTION_VALUES = frozenset({"continue", "finalize", "ask_user"})
 
 # Generated checks. Each stops at the first failed check and raises `ValidationError`
 # holding the value: the runtime's validator names every error only when `.errors` is read.
@@ -81,6 +80,8 @@ _SLOW: Any = object()  # a named type's check: "the runtime's to decide"
 _BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
+
+NEXT_ACTION_VALUES = frozenset({"continue", "finalize", "ask_user"})
 
 
 def _check_sub_task(value: Any) -> Any:
@@ -105,9 +106,10 @@ def _check_sub_task(value: Any) -> Any:
     return filled
 
 
-# `agent_step` returns {reasoning :string, conclusion :string, confidence :float, files
-# [:string], sub_tasks [SubTask], needs_more_info :bool, next_action "continue" |
-# "finalize" | "ask_user", error :string?}
+# `agent_step` returns {reasoning :string = "", conclusion :string, confidence :float =
+# 0.8 @clamp(0, 1), files [:string] = [], sub_tasks [SubTask] = [], needs_more_info
+# :bool = false, next_action "continue" | "finalize" | "ask_user" = "finalize"
+# @fallback, error :string?}
 AGENT_STEP_OUTPUT = Map(
     (
         Field("reasoning", Str(), required=False, default=""),
@@ -214,10 +216,13 @@ def validate_agent_step_input(
 
 def parse_agent_step(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `agent_step` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, AGENT_STEP_OUTPUT, TYPES, _checker_agent_step, limits)
-
-
-_checker_agent_step = _rt.checker(validate_agent_step)
+    return _rt.parse_reply(
+        text,
+        AGENT_STEP_OUTPUT,
+        TYPES,
+        _rt.checker(validate_agent_step),
+        limits,
+    )
 
 
 __all__ = [

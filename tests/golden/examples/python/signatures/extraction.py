@@ -82,8 +82,6 @@ class ReadInvoiceInput(TypedDict):
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
 # Named types this module's signatures use:
 TYPES: dict[str, Descriptor] = {}
-INVOICE_NUMBER_PATTERN = re.compile("^[A-Z0-9-]+$")
-CURRENCY_VALUES = frozenset({"USD", "EUR", "GBP"})
 
 # Generated checks. Each stops at the first failed check and raises `ValidationError`
 # holding the value: the runtime's validator names every error only when `.errors` is read.
@@ -99,9 +97,12 @@ _BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
+INVOICE_NUMBER_PATTERN = re.compile("^[A-Z0-9-]+$")
+CURRENCY_VALUES = frozenset({"USD", "EUR", "GBP"})
 
-# `extract_products` returns {products [{name :string, price :float?, tags [:string]}],
-# main_topic :string}
+
+# `extract_products` returns {products [{name :string, price :float? @min(0), tags
+# [:string] = [] @max_items(10)}], main_topic :string}
 EXTRACT_PRODUCTS_OUTPUT = Map(
     (
         Field(
@@ -136,7 +137,8 @@ def validate_extract_products(
     """The output of `extract_products`, normalised; ValidationError lists every error."""
     if limits is not None:
         return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES, limits)
-    result: ExtractProductsOutput = value  # returned as it is once the checks pass
+    # The value itself is the result, once the checks below pass.
+    result: ExtractProductsOutput = value
     if dict is not type(value):
         raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
     if len(value) != 2:
@@ -214,17 +216,15 @@ def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResu
         text,
         EXTRACT_PRODUCTS_OUTPUT,
         TYPES,
-        _checker_extract_products,
+        _rt.checker(validate_extract_products),
         limits,
     )
 
 
-_checker_extract_products = _rt.checker(validate_extract_products)
-
-
-# `read_invoice` returns {invoice_number :string, issue_date :string, currency "USD" |
-# "EUR" | "GBP", line_items [{description :string, quantity :int, unit_price :float,
-# total :float}], due_date :string?, total :float}
+# `read_invoice` returns {invoice_number :string @pattern("^[A-Z0-9-]+$"), issue_date
+# :string @format("date"), currency "USD" | "EUR" | "GBP", line_items [{description
+# :string, quantity :int @min(1), unit_price :float, total :float}] @min_items(1),
+# due_date :string? @format("date"), total :float}
 READ_INVOICE_OUTPUT = Map(
     (
         Field("invoice_number", Str(), pattern="^[A-Z0-9-]+$"),
@@ -356,12 +356,9 @@ def parse_read_invoice(text: str, limits: Limits | None = None) -> ParseResult:
         text,
         READ_INVOICE_OUTPUT,
         TYPES,
-        _checker_read_invoice,
+        _rt.checker(validate_read_invoice),
         limits,
     )
-
-
-_checker_read_invoice = _rt.checker(validate_read_invoice)
 
 
 __all__ = [

@@ -99,7 +99,7 @@ def _check_source(value: Any) -> Any:
     return value
 
 
-# `rank_results` returns [{title :string, url :string, score :float}]
+# `rank_results` returns [{title :string, url :string, score :float @clamp(0, 1)}]
 RANK_RESULTS_OUTPUT = List(
     Map(
         (
@@ -123,7 +123,8 @@ def validate_rank_results(
     """The output of `rank_results`, normalised; ValidationError lists every error."""
     if limits is not None:
         return _slow(RANK_RESULTS_OUTPUT, value, TYPES, limits)
-    result: RankResultsOutput = value  # returned as it is once the checks pass
+    # The value itself is the result, once the checks below pass.
+    result: RankResultsOutput = value
     if list is not type(value):
         raise ValidationError(RANK_RESULTS_OUTPUT, value, TYPES)
     for item in value:
@@ -163,15 +164,12 @@ def parse_rank_results(text: str, limits: Limits | None = None) -> ParseResult:
         text,
         RANK_RESULTS_OUTPUT,
         TYPES,
-        _checker_rank_results,
+        _rt.checker(validate_rank_results),
         limits,
     )
 
 
-_checker_rank_results = _rt.checker(validate_rank_results)
-
-
-# `research` returns {summary :string, sources [Source]}
+# `research` returns {summary :string, sources [Source] @max_items(20)}
 RESEARCH_OUTPUT = Map(
     (Field("summary", Str()), Field("sources", List(Ref("Source")), max_items=20)),
 )
@@ -186,7 +184,8 @@ def validate_research(
     """The output of `research`, normalised; ValidationError lists every error."""
     if limits is not None:
         return _slow(RESEARCH_OUTPUT, value, TYPES, limits)
-    result: ResearchOutput = value  # returned as it is once the checks pass
+    # The value itself is the result, once the checks below pass.
+    result: ResearchOutput = value
     if dict is not type(value):
         raise ValidationError(RESEARCH_OUTPUT, value, TYPES)
     if len(value) != 2:
@@ -219,10 +218,13 @@ def validate_research_input(value: Any, limits: Limits | None = None) -> Researc
 
 def parse_research(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `research` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, RESEARCH_OUTPUT, TYPES, _checker_research, limits)
-
-
-_checker_research = _rt.checker(validate_research)
+    return _rt.parse_reply(
+        text,
+        RESEARCH_OUTPUT,
+        TYPES,
+        _rt.checker(validate_research),
+        limits,
+    )
 
 
 __all__ = [

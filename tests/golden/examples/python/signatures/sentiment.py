@@ -70,9 +70,6 @@ TYPES: dict[str, Descriptor] = {
     "Sentiment": Enum(("positive", "negative", "neutral")),
     "Priority": Union((Const(1), Const(2), Const(3), Const(4), Const(5))),
 }
-SENTIMENT_VALUES = frozenset({"positive", "negative", "neutral"})
-ACTION_VALUES = frozenset({"thank", "escalate", "ignore"})
-PRIORITY_VALUES = frozenset({1, 2, 3, 4, 5})
 
 # Generated checks. Each stops at the first failed check and raises `ValidationError`
 # holding the value: the runtime's validator names every error only when `.errors` is read.
@@ -87,6 +84,10 @@ _SLOW: Any = object()  # a named type's check: "the runtime's to decide"
 _BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
+
+SENTIMENT_VALUES = frozenset({"positive", "negative", "neutral"})
+ACTION_VALUES = frozenset({"thank", "escalate", "ignore"})
+PRIORITY_VALUES = frozenset({1, 2, 3, 4, 5})
 
 
 def _check_sentiment(value: Any) -> Any:
@@ -103,7 +104,7 @@ def _check_priority(value: Any) -> Any:
     return value
 
 
-# `classify` returns {sentiment Sentiment, score :float}
+# `classify` returns {sentiment Sentiment, score :float @min(0) @max(1)}
 CLASSIFY_OUTPUT = Map(
     (
         Field("sentiment", Ref("Sentiment")),
@@ -121,7 +122,8 @@ def validate_classify(
     """The output of `classify`, normalised; ValidationError lists every error."""
     if limits is not None:
         return _slow(CLASSIFY_OUTPUT, value, TYPES, limits)
-    result: ClassifyOutput = value  # returned as it is once the checks pass
+    # The value itself is the result, once the checks below pass.
+    result: ClassifyOutput = value
     if dict is not type(value):
         raise ValidationError(CLASSIFY_OUTPUT, value, TYPES)
     if len(value) != 2:
@@ -152,14 +154,17 @@ def validate_classify_input(value: Any, limits: Limits | None = None) -> Classif
 
 def parse_classify(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `classify` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, CLASSIFY_OUTPUT, TYPES, _checker_classify, limits)
+    return _rt.parse_reply(
+        text,
+        CLASSIFY_OUTPUT,
+        TYPES,
+        _rt.checker(validate_classify),
+        limits,
+    )
 
 
-_checker_classify = _rt.checker(validate_classify)
-
-
-# `act_on_sentiment` returns {action "thank" | "escalate" | "ignore", priority Priority,
-# note :string?}
+# `act_on_sentiment` returns {action "thank" | "escalate" | "ignore", priority Priority
+# = 3, note :string?}
 ACT_ON_SENTIMENT_OUTPUT = Map(
     (
         Field("action", Enum(("thank", "escalate", "ignore"))),
@@ -235,12 +240,9 @@ def parse_act_on_sentiment(text: str, limits: Limits | None = None) -> ParseResu
         text,
         ACT_ON_SENTIMENT_OUTPUT,
         TYPES,
-        _checker_act_on_sentiment,
+        _rt.checker(validate_act_on_sentiment),
         limits,
     )
-
-
-_checker_act_on_sentiment = _rt.checker(validate_act_on_sentiment)
 
 
 __all__ = [

@@ -81,7 +81,8 @@ def validate_summarize(
     """The output of `summarize`, normalised; ValidationError lists every error."""
     if limits is not None:
         return _slow(SUMMARIZE_OUTPUT, value, TYPES, limits)
-    result: SummarizeOutput = value  # returned as it is once the checks pass
+    # The value itself is the result, once the checks below pass.
+    result: SummarizeOutput = value
     if type(value) is not str:
         raise ValidationError(SUMMARIZE_OUTPUT, value, TYPES)
     return result
@@ -98,10 +99,13 @@ def validate_summarize_input(
 
 def parse_summarize(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `summarize` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, SUMMARIZE_OUTPUT, TYPES, _checker_summarize, limits)
-
-
-_checker_summarize = _rt.checker(validate_summarize)
+    return _rt.parse_reply(
+        text,
+        SUMMARIZE_OUTPUT,
+        TYPES,
+        _rt.checker(validate_summarize),
+        limits,
+    )
 
 
 __all__ = [
