@@ -169,15 +169,15 @@ def validators(module: Any, project: Any, workload: str) -> dict[str, Callable[[
 
     # The same signature with the python option `validators = "compact"`: the runtime's
     # validator bound to the module's descriptor.
-    descriptor = getattr(module, f"_OUT_{name}")
-    compact = module._rt.Validator(descriptor, module._TYPES)
+    descriptor = getattr(module, f"{name.upper()}_OUTPUT")
+    compact = module._rt.Validator(descriptor, module.TYPES)
     valid = VALID[workload]
 
     def bare(doc: Any) -> Any:
         """No checks at all: the call, and for an invalid document the exception
         `validate_NAME` must raise. No validator can beat it: the ceiling of the figures."""
         if doc is not valid:
-            raise module.ValidationError(descriptor, doc, module._TYPES)
+            raise module.ValidationError(descriptor, doc, module.TYPES)
         return doc
 
     return {

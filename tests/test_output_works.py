@@ -132,7 +132,7 @@ def same(validate, descriptor, value):
     except rt.ValidationError:
         mine = ("error", None)
     try:
-        theirs = ("ok", rt.validate(descriptor, value, stress._TYPES))
+        theirs = ("ok", rt.validate(descriptor, value, stress.TYPES))
     except rt.ValidationError:
         theirs = ("error", None)
     assert mine == theirs, (mine, theirs)
@@ -140,16 +140,16 @@ def same(validate, descriptor, value):
 
 answers = []
 for leaf in (1, "x", 1.5, None, [1]):
-    answers.append(same(stress.validate_deep_io, stress._OUT_deep_io, deep(60, leaf)))
-answers.append(same(stress.validate_deep_io, stress._OUT_deep_io, deep(59, 1)))
+    answers.append(same(stress.validate_deep_io, stress.DEEP_IO_OUTPUT, deep(60, leaf)))
+answers.append(same(stress.validate_deep_io, stress.DEEP_IO_OUTPUT, deep(59, 1)))
 item = {"d": 4, "e": [], "u": "s"}
-answers.append(same(stress.validate_deep_type, stress._OUT_deep_type, {"q": deep(24, item)}))
-answers.append(same(stress.validate_deep_type, stress._OUT_deep_type, {"q": deep(24, {"u": 1})}))
-answers.append(same(stress.validate_deep_type, stress._OUT_deep_type, {"q": deep(24, {})}))
-answers.append(same(stress.validate_deep_optional, stress._OUT_deep_optional, deep(30, None)))
-answers.append(same(stress.validate_deep_optional, stress._OUT_deep_optional, None))
+answers.append(same(stress.validate_deep_type, stress.DEEP_TYPE_OUTPUT, {"q": deep(24, item)}))
+answers.append(same(stress.validate_deep_type, stress.DEEP_TYPE_OUTPUT, {"q": deep(24, {"u": 1})}))
+answers.append(same(stress.validate_deep_type, stress.DEEP_TYPE_OUTPUT, {"q": deep(24, {})}))
+answers.append(same(stress.validate_deep_optional, stress.DEEP_OPTIONAL_OUTPUT, deep(30, None)))
+answers.append(same(stress.validate_deep_optional, stress.DEEP_OPTIONAL_OUTPUT, None))
 for text in ("\U0001f600\U0001f642", "\ud83d\ude00\ud83d\ude00", "x"):
-    answers.append(same(stress.validate_astral, stress._OUT_astral, {"e": text}))
+    answers.append(same(stress.validate_astral, stress.ASTRAL_OUTPUT, {"e": text}))
 request = client.build_zero_ptc_request()
 print(json.dumps({"answers": answers, "request": sorted(request)}))
 """

@@ -1,7 +1,8 @@
-# What the validator, the reply parser and the client share: the parser's answer and its error,
-# the reading of a JSON number literal, and the notation messages quote values in (described
-# in validate.py's header). Standard library only, and nothing imported at import time: the
-# reply parser loads on the first parse, and both it and the validator need these.
+# What the validator, the reply parser and the client share: the parser's answer and its
+# error, the reading of a JSON number literal, and the notation messages quote values in
+# (described in validate.py's header). Standard library only, and nothing imported at
+# import time: the reply parser loads on the first parse, and both it and the validator
+# need these.
 from __future__ import annotations
 
 # mypy treats a variable named TYPE_CHECKING as true.
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
 
 
 class ReplyError(ValueError):
-    """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
+    """No acceptable answer in the reply: `.reason`, and `.errors` of the best one."""
 
     def __init__(
         self, reason: str, errors: list[tuple[str, str]] | None = None
@@ -22,26 +23,26 @@ class ReplyError(ValueError):
         super().__init__(f"{reason}: {detail}" if detail else reason)
 
 
-# The validators recurse once per level (up to three frames): past this, a value within the
-# limit could still exhaust Python's default stack of 1000 frames.
+# The validators recurse once per level (up to three frames): past this, a value within
+# the limit could still exhaust Python's default stack of 1000 frames.
 MAX_DEPTH = 256
 
 
 class Limits:
     """What the reply parser and the validator accept at most; past a limit a reply is
-    rejected with a message naming it (`ReplyError`, `ValidationError`). Frozen; give only the
-    limits to change: `Limits(depth=64)`. A plain class, not a dataclass: `dataclasses` would
-    cost a generated module's import a few milliseconds.
+    rejected with a message naming it (`ReplyError`, `ValidationError`). Frozen; give
+    only the limits to change: `Limits(depth=64)`. A plain class, not a dataclass:
+    `dataclasses` would cost a generated module's import a few milliseconds.
 
-    - `reply_chars`: characters in a reply (code points; 1 Mi by default, twice the longest
-      output today's models write (128k tokens), and about a second of parsing for the worst
-      shape, a reply of nothing but brackets).
-    - `depth`: how deep lists and maps nest in a value (128: JSON answers nest a few levels;
-      Python's validator takes up to three stack frames a level, so 128 leaves most of the
-      interpreter's default 1000 frames to the caller). At most `MAX_DEPTH`, 256: deeper, the
-      validator itself would run out of stack.
-    - `tags`: XML-like tags (`<answer>`, `</answer>`) in a reply that must be searched for its
-      answer (10,000: a reply of prose and markup has tens).
+    - `reply_chars`: characters in a reply (code points; 1 Mi by default, twice the
+      longest output today's models write (128k tokens), and about a second of parsing
+      for the worst shape, a reply of nothing but brackets).
+    - `depth`: how deep lists and maps nest in a value (128: JSON answers nest a few
+      levels; Python's validator takes up to three stack frames a level, so 128 leaves
+      most of the interpreter's default 1000 frames to the caller). At most `MAX_DEPTH`,
+      256: deeper, the validator itself would run out of stack.
+    - `tags`: XML-like tags (`<answer>`, `</answer>`) in a reply that must be searched
+      for its answer (10,000: a reply of prose and markup has tens).
     """
 
     __slots__ = ("depth", "reply_chars", "tags")
@@ -70,7 +71,10 @@ class Limits:
         raise AttributeError("Limits are frozen")
 
     def __repr__(self) -> str:
-        return f"Limits(reply_chars={self.reply_chars}, depth={self.depth}, tags={self.tags})"
+        return (
+            f"Limits(reply_chars={self.reply_chars}, depth={self.depth}, "
+            f"tags={self.tags})"
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Limits) and (
@@ -98,9 +102,10 @@ LIMITS = Limits()  # the defaults; every entry point takes `limits=` to override
 
 
 def too_deep(value: Any, depth: int) -> bool:
-    """Do lists and maps nest in `value` more than `depth` levels (a scalar is level 0)? An
-    explicit stack, not recursion: the value may nest past the interpreter's own limit."""
-    t = type(value)
+    """Do lists and maps nest in `value` more than `depth` levels (a scalar is level 0)?
+    An explicit stack, not recursion: the value may nest past the interpreter's own
+    limit."""
+    t = value.__class__  # not type(value): type checkers would not know its type
     if t is not list and t is not dict:
         return False
     stack = [(value, 1)]
@@ -109,8 +114,8 @@ def too_deep(value: Any, depth: int) -> bool:
         container, level = pop()
         if level > depth:
             return True
-        for item in container.values() if type(container) is dict else container:
-            t = type(item)
+        for item in container.values() if container.__class__ is dict else container:
+            t = item.__class__
             if t is list or t is dict:
                 push((item, level + 1))
     return False
@@ -121,7 +126,8 @@ def depth_message(depth: int) -> str:
 
 
 class ParseResult:
-    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path, note)."""
+    """The answer: `.value`, plain JSON data, and `.repairs`, every change as (path,
+    note)."""
 
     __slots__ = ("repairs", "value")
 
@@ -145,9 +151,9 @@ class ParseResult:
 
 
 def number_literal(text: str) -> int | float | None:
-    """What json.loads reads from a JSON number literal, with no `json` needed; None for one
-    too large for a float (1e400 is no JSON value). An integer longer than int() takes raises
-    ValueError, as json.loads does."""
+    """What json.loads reads from a JSON number literal, with no `json` needed; None for
+    one too large for a float (1e400 is no JSON value). An integer longer than int()
+    takes raises ValueError, as json.loads does."""
     if text.lstrip("-").isdigit():
         return int(text)
     number = float(text)
@@ -167,14 +173,14 @@ _KINDS = {
 
 def kind_of(value: Any) -> str:
     """The word used in messages: `expected int, got string`."""
-    t = type(value)
+    t = value.__class__
     return _KINDS.get(t) or t.__name__
 
 
 def shown(value: Any) -> str:
-    """A value as messages quote it (validate.py's header): a string, a boolean or null in JSON
-    notation, a number by `number_text`, a map or a list by its kind."""
-    t = type(value)
+    """A value as messages quote it (validate.py's header): a string, a boolean or null
+    in JSON notation, a number by `number_text`, a map or a list by its kind."""
+    t = value.__class__
     if t is str:
         return _string_text(value)
     if t is float:
@@ -187,17 +193,18 @@ def shown(value: Any) -> str:
 
 
 def number_text(number: float) -> str:
-    """A float as JavaScript's `String(number)` (and, when finite, `JSON.stringify`) writes it,
-    so that the TypeScript runtime needs no formatter: the shortest digits that read back as
-    the same float (what `repr` finds too), no `.0` on a whole number, an exponent only below
-    1e-6 or from 1e21 on (`1e-7`, `1e+21`); NaN, Infinity and -Infinity as JavaScript spells
-    them."""
+    """A float as JavaScript's `String(number)` (and, when finite, `JSON.stringify`)
+    writes it, so that the TypeScript runtime needs no formatter: the shortest digits
+    that read back as the same float (what `repr` finds too), no `.0` on a whole number,
+    an exponent only below 1e-6 or from 1e21 on (`1e-7`, `1e+21`); NaN, Infinity and
+    -Infinity as JavaScript spells them."""
     if number - number != 0.0:  # NaN or an infinity (for which v - v is NaN)
         return "Infinity" if number > 0 else "-Infinity" if number < 0 else "NaN"
     if number == 0:
         return "0"  # -0.0 too, as in JavaScript
     sign = "-" if number < 0 else ""
-    # repr's digits and where its decimal point falls: the value is 0.DIGITS * 10**point.
+    # repr's digits and where its decimal point falls: the value is 0.DIGITS *
+    # 10**point.
     mantissa, _, exponent = repr(abs(number)).partition("e")
     whole, _, fraction = mantissa.partition(".")
     written = whole + fraction
@@ -216,8 +223,8 @@ def number_text(number: float) -> str:
 
 
 def _string_text(text: str) -> str:
-    """`JSON.stringify(text)`: json.dumps keeping non-ASCII, and a lone surrogate (json.loads
-    reads one from `"\\ud800"`) escaped as JavaScript escapes it."""
+    """`JSON.stringify(text)`: json.dumps keeping non-ASCII, and a lone surrogate
+    (json.loads reads one from `"\\ud800"`) escaped as JavaScript escapes it."""
     import json
 
     quoted = json.dumps(text, ensure_ascii=False)

@@ -1,31 +1,46 @@
-# Validation of JSON values against sigspec type descriptors: the meaning of a valid value.
+# Validation of JSON values against sigspec type descriptors: the meaning of a valid
+# value.
 #
-# A descriptor is plain data, so that generated modules can hold it as a literal:
-#   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",) ("any",)
+# A descriptor is a tuple whose first item names its kind, built by the classes below so
+# that a generated module reads as the type it checks:
+#   Str() Keyword() Int() Float() Bool() DateTime() Object() AnyValue()
+#   List(ITEM)  Nullable(INNER)  Const(VALUE)  Enum((VALUES...))  Union((MEMBERS...))
+#   Ref(NAME)   Map((FIELD...), open=False)
+#   Field(NAME, TYPE, required=True, default=..., fallback=False, minimum=...,
+#         clamp=(LO, HI), ...)
+# The validator and the reply parser read them by position, as the plain tuples they are
+# (the form the TypeScript runtime reads as JSON):
+#   ("str",) ("keyword",) ("int",) ("float",) ("bool",) ("datetime",) ("object",)
+#   ("any",)
 #   ("list", ITEM)                     ("opt", INNER)          ("lit", VALUE)
 #   ("enum", (VALUES...))              ("union", (MEMBERS...)) ("ref", NAME)
-#   ("map", (FIELD...), OPEN)          FIELD = (NAME, FOLDED, TYPE, REQUIRED, HAS_DEFAULT,
-#                                               DEFAULT, FALLBACK, CONSTRAINTS)
-#   CONSTRAINTS = ((KEYWORD, VALUE), ...) with JSON Schema keywords, plus ("clamp", (LO, HI)).
-# Strict mode is `validate_NAME`; lenient mode adds the reply policy's coercions, each one
-# recorded as a repair. Nothing here executes anything taken from a descriptor or a value.
+#   ("map", (FIELD...), OPEN)          FIELD = (NAME, FOLDED, TYPE, REQUIRED,
+#                                               HAS_DEFAULT, DEFAULT, FALLBACK,
+#                                               CONSTRAINTS)
+#   CONSTRAINTS = ((KEYWORD, VALUE), ...) with JSON Schema keywords, plus
+#                 ("clamp", (LO, HI)).
+# Strict mode is `validate_NAME`; lenient mode adds the reply policy's coercions, each
+# one recorded as a repair. Nothing here executes anything taken from a descriptor or a
+# value.
 #
-# Messages (errors, repairs, the reply parser's notes) read the same in the TypeScript runtime
-# (runtime.ts), which writes them with JavaScript's own formatting: a value quoted in a message
-# is in JSON notation (`shown` in common.py), strings as JSON string literals that keep
-# non-ASCII (`"café"`, `"say \"hi\""`), true, false and null, maps and lists by their kind
-# (`map`, `list`). Numbers are written as JavaScript writes them (`number_text`), since
-# JavaScript has one number type and Python two: the reply's `1.0` is the float 1.0 here and
-# shows as `1`, as in Node; exponents only below 1e-6 and from 1e21 on (`1e-7`, `0.00001`,
-# `10000000000000000`, `1e+21`); NaN, Infinity and -Infinity, which JSON cannot write, spelled
-# so. Whether a number is an int or a float still decides what is valid and is named where it
-# matters (`expected int, got float`), never by the way the number is written. Patterns and
-# keys are strings, quoted the same way. No message uses `repr`.
+# Messages (errors, repairs, the reply parser's notes) read the same in the TypeScript
+# runtime (runtime.ts), which writes them with JavaScript's own formatting: a value
+# quoted in a message is in JSON notation (`shown` in common.py), strings as JSON string
+# literals that keep non-ASCII (`"café"`, `"say \"hi\""`), true, false and null, maps
+# and lists by their kind (`map`, `list`). Numbers are written as JavaScript writes them
+# (`number_text`), since JavaScript has one number type and Python two: the reply's
+# `1.0` is the float 1.0 here and shows as `1`, as in Node; exponents only below 1e-6
+# and from 1e21 on (`1e-7`, `0.00001`, `10000000000000000`, `1e+21`); NaN, Infinity and
+# -Infinity, which JSON cannot write, spelled so. Whether a number is an int or a float
+# still decides what is valid and is named where it matters (`expected int, got float`),
+# never by the way the number is written. Patterns and keys are strings, quoted the same
+# way. No message uses `repr`.
 from __future__ import annotations
 
-# json, re, typing, dataclasses and datetime stay out of the import (imported where first
-# needed): a generated module must import in a few milliseconds, and `re` alone costs five.
-# The reply parser (runtime/reply.py, the generated `_reply.py`) loads on the first parse.
+# json, re, typing, dataclasses and datetime stay out of the import (imported where
+# first needed): a generated module must import in a few milliseconds, and `re` alone
+# costs five. The reply parser (runtime/reply.py, the generated `_reply.py`) loads on
+# the first parse.
 from .common import (
     LIMITS,
     Limits,
@@ -42,31 +57,286 @@ from .common import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import Any
+    from typing import Any, ClassVar
 
     Descriptor = tuple[Any, ...]
     Types = dict[str, Descriptor]
     Issue = tuple[str, str]  # (path, message)
 
 
-class ValidationError(ValueError):
-    """The value does not fit the type; `.errors` lists every problem as (path, message).
+# ---- descriptors ---- Each class is its tuple, so that the validator and the reply
+# parser index it as the plain tuple it equals (`Str() == ("str",)`); `arguments` gives
+# back what the constructor took.
 
-    Made as `ValidationError(errors)`, or by a generated validator, which stops at the first
-    failed check, as `ValidationError(descriptor, value, types)`: the runtime's validator
-    then names every error when `.errors` is first read. So an invalid value costs a caller
-    that only needs a yes or no (the reply parser, a filter) no more than the exception itself;
-    the errors describe the value as it is when they are read. No `__init__`, and a message
-    formatted only when shown, for the same reason."""
+
+class _Node(tuple["Any", ...]):
+    __slots__ = ()
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The constructor's arguments: positional, then keyword ones not at their
+        default."""
+        return tuple(self[1:]), {}
+
+    def __repr__(self) -> str:
+        args, kwargs = self.arguments()
+        shown = [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    # pickle and copy: the tuple as it is, not through `__new__`
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_remade, (type(self), tuple(self)))
+
+
+def _remade(cls: type[_Node], items: tuple[Any, ...]) -> _Node:
+    return super(_Node, cls).__new__(cls, items)
+
+
+class Str(_Node):
+    """A string."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Str:
+        return super().__new__(cls, ("str",))
+
+
+class Keyword(_Node):
+    """A `:keyword`: a string."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Keyword:
+        return super().__new__(cls, ("keyword",))
+
+
+class Int(_Node):
+    """An integer (not a bool, not a float)."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Int:
+        return super().__new__(cls, ("int",))
+
+
+class Float(_Node):
+    """A finite number, int or float."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Float:
+        return super().__new__(cls, ("float",))
+
+
+class Bool(_Node):
+    """true or false."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Bool:
+        return super().__new__(cls, ("bool",))
+
+
+class DateTime(_Node):
+    """An RFC 3339 date-time string with an offset."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> DateTime:
+        return super().__new__(cls, ("datetime",))
+
+
+class Object(_Node):
+    """A `:map`: any JSON object (no NaN or infinity inside)."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> Object:
+        return super().__new__(cls, ("object",))
+
+
+class AnyValue(_Node):
+    """An `:any`: any JSON value (no NaN or infinity inside)."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> AnyValue:
+        return super().__new__(cls, ("any",))
+
+
+class List(_Node):
+    """A list of `item`."""
+
+    __slots__ = ()
+
+    def __new__(cls, item: Descriptor) -> List:
+        return super().__new__(cls, ("list", item))
+
+
+class Nullable(_Node):
+    """`inner` or null."""
+
+    __slots__ = ()
+
+    def __new__(cls, inner: Descriptor) -> Nullable:
+        return super().__new__(cls, ("opt", inner))
+
+
+class Const(_Node):
+    """Exactly `value` (a string, number, bool or null), of its own type."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: Any) -> Const:
+        return super().__new__(cls, ("lit", value))
+
+
+class Enum(_Node):
+    """One of these strings."""
+
+    __slots__ = ()
+
+    def __new__(cls, values: tuple[str, ...]) -> Enum:
+        return super().__new__(cls, ("enum", values))
+
+
+class Union(_Node):
+    """The first of `members` the value fits, exactly before with coercion."""
+
+    __slots__ = ()
+
+    def __new__(cls, members: tuple[Descriptor, ...]) -> Union:
+        return super().__new__(cls, ("union", members))
+
+
+class Ref(_Node):
+    """The named type `name` (looked up in the module's types)."""
+
+    __slots__ = ()
+
+    def __new__(cls, name: str) -> Ref:
+        return super().__new__(cls, ("ref", name))
+
+
+class Map(_Node):
+    """A map of these fields; `open`: other keys are kept (any JSON value), else
+    refused."""
+
+    __slots__ = ()
+
+    def __new__(cls, fields: tuple[Field, ...], *, open: bool = False) -> Map:
+        return super().__new__(cls, ("map", fields, open))
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self[1],), ({"open": True} if self[2] else {})
+
+
+_ABSENT: Any = object()  # no default
+# Field's constraint keywords -> the runtime's (JSON Schema's) keywords, in the order
+# checked.
+_CONSTRAINTS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+    "pattern": "pattern",
+    "format": "format",
+    "clamp": "clamp",
+}
+
+
+class Field(_Node):
+    """A map's field: its key, its type, whether it must be present, its default (filled
+    in when absent; with `fallback`, also in place of an invalid value) and its
+    constraints."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        name: str,
+        type: Descriptor,
+        *,
+        required: bool = True,
+        default: Any = _ABSENT,
+        fallback: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        min_length: int | None = None,
+        max_length: int | None = None,
+        min_items: int | None = None,
+        max_items: int | None = None,
+        pattern: str | None = None,
+        format: str | None = None,
+        clamp: tuple[float, float] | None = None,
+    ) -> Field:
+        given = {
+            "minimum": minimum,
+            "maximum": maximum,
+            "minLength": min_length,
+            "maxLength": max_length,
+            "minItems": min_items,
+            "maxItems": max_items,
+            "pattern": pattern,
+            "format": format,
+            "clamp": clamp,
+        }
+        constraints = tuple((k, v) for k, v in given.items() if v is not None)
+        has_default = default is not _ABSENT
+        return super().__new__(
+            cls,
+            (
+                name,
+                name.replace("-", "_"),
+                type,
+                required,
+                has_default,
+                default if has_default else None,
+                fallback,
+                constraints,
+            ),
+        )
+
+    def arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        name, _folded, type_, required, has_default, default, fallback, constraints = (
+            self
+        )
+        kwargs: dict[str, Any] = {}
+        if not required:
+            kwargs["required"] = False
+        if has_default:
+            kwargs["default"] = default
+        if fallback:
+            kwargs["fallback"] = True
+        keywords = {v: k for k, v in _CONSTRAINTS.items()}
+        for keyword, bound in constraints:
+            kwargs[keywords[keyword]] = bound
+        return (name, type_), kwargs
+
+
+class ValidationError(ValueError):
+    """The value does not fit the type; `.errors` lists every problem as (path,
+    message).
+
+    Made as `ValidationError(errors)`, or by a generated validator, which stops at the
+    first failed check, as `ValidationError(descriptor, value, types)`: the runtime's
+    validator then names every error when `.errors` is first read. So an invalid value
+    costs a caller that only needs a yes or no (the reply parser, a filter) no more than
+    the exception itself; the errors describe the value as it is when they are read. No
+    `__init__`, and a message formatted only when shown, for the same reason."""
 
     @property
     def errors(self) -> list[Issue]:
         found: list[Issue] | None = self.__dict__.get("_found")
-        if found is None:
-            args = self.args
-            found = args[0] if len(args) == 1 else check(args[0], args[1], args[2])[1]
-            self.__dict__["_found"] = found
-        return found
+        if found is not None:
+            return found
+        args = self.args
+        made: list[Issue] = (
+            args[0] if len(args) == 1 else check(args[0], args[1], args[2])[1]
+        )
+        self.__dict__["_found"] = made
+        return made
 
     def __str__(self) -> str:
         errors = self.errors
@@ -82,7 +352,8 @@ _INVALID = object()
 _RFC3339 = (
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
 )
-# ASCII digits only: json.loads rejects other digits, and `\d` alone would let them through.
+# ASCII digits only: json.loads rejects other digits, and `\d` alone would let them
+# through.
 _JSON_NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z"
 _COMPILED: dict[str, Any] = {}  # the two patterns above, compiled on first use (ASCII)
 
@@ -121,17 +392,20 @@ def is_datetime(value: str) -> bool:
 
 
 def _copy(value: Any) -> Any:
-    """A fresh copy of a JSON default (lists and maps are never shared between results)."""
-    if isinstance(value, dict):
+    """A fresh copy of a JSON default (lists and maps are never shared between
+    results)."""
+    t = value.__class__  # not type(value): type checkers would not know its type
+    if t is dict:
         return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if t is list:
         return [_copy(v) for v in value]
     return value
 
 
 def all_finite(v: Any) -> bool:
-    """No NaN or infinity anywhere in `v` (a float's v - v is 0.0 only when it is finite)."""
-    t = type(v)
+    """No NaN or infinity anywhere in `v` (a float's v - v is 0.0 only when it is
+    finite)."""
+    t = v.__class__
     if t is float:
         return bool(v - v == 0.0)
     if t is dict:
@@ -142,8 +416,9 @@ def all_finite(v: Any) -> bool:
 
 
 def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
-    """Where `v` holds NaN or an infinity, and which: looked for only once one is known."""
-    t = type(v)
+    """Where `v` holds NaN or an infinity, and which: looked for only once one is
+    known."""
+    t = v.__class__
     if t is float and v - v != 0.0:
         yield path, v
     elif t is dict:
@@ -154,8 +429,9 @@ def _non_finite(v: Any, path: str) -> Iterator[tuple[str, float]]:
             yield from _non_finite(item, _at(path, index))
 
 
-# List items of these kinds whose types are these are valid as they are, in either mode (no
-# coercion applies to them): such a list is checked at C speed, without a path per item.
+# List items of these kinds whose types are these are valid as they are, in either mode
+# (no coercion applies to them): such a list is checked at C speed, without a path per
+# item.
 _PLAIN_ITEMS = {
     "str": frozenset({str}),
     "keyword": frozenset({str}),
@@ -166,9 +442,9 @@ _PLAIN_ITEMS = {
 
 
 def _plain(kind: str, items: list[Any]) -> bool:
-    """Every item of the kind, found without a Python step per item. Floats must be finite
-    too: their sum is finite only if every one is (an overflowing sum, or a huge int, takes
-    the item-by-item way, which decides exactly)."""
+    """Every item of the kind, found without a Python step per item. Floats must be
+    finite too: their sum is finite only if every one is (an overflowing sum, or a huge
+    int, takes the item-by-item way, which decides exactly)."""
     types = {*map(type, items)}
     if not types <= _PLAIN_ITEMS[kind]:
         return False
@@ -182,9 +458,10 @@ def _plain(kind: str, items: list[Any]) -> bool:
 
 
 def _key_groups(v: dict[str, Any]) -> dict[str, list[str]] | None:
-    """The map's keys by their folded form (`-` read as `_`); two keys in one group are an
-    ambiguity. None when no key has a `-` (most maps): then every key is its own group, and
-    the caller looks keys up in the map itself instead of building a list for each."""
+    """The map's keys by their folded form (`-` read as `_`); two keys in one group are
+    an ambiguity. None when no key has a `-` (most maps): then every key is its own
+    group, and the caller looks keys up in the map itself instead of building a list for
+    each."""
     if not any("-" in key for key in v):
         return None
     groups: dict[str, list[str]] = {}
@@ -202,7 +479,8 @@ def _where(path: str) -> str:
 
 
 class Checker:
-    """One validation run: the errors and repairs it found, and whether it may coerce."""
+    """One validation run: the errors and repairs it found, and whether it may
+    coerce."""
 
     def __init__(
         self, types: Types, *, lenient: bool, depth: int = LIMITS.depth
@@ -259,10 +537,9 @@ class Checker:
         return self.fail(path, f"expected int, got {kind_of(v)}")
 
     def _float(self, d: Descriptor, v: Any, path: str) -> Any:
-        t = type(v)
-        if t is int or (
-            t is float and v - v == 0.0
-        ):  # v - v: NaN for NaN and infinities
+        t = v.__class__
+        # v - v: NaN for NaN and the infinities
+        if t is int or (t is float and v - v == 0.0):
             return v
         if t is float:  # no JSON number, and NaN would pass every @min and @max
             return self.fail(path, f"expected a finite number, got {shown(v)}")
@@ -311,8 +588,9 @@ class Checker:
         )
 
     def _free(self, v: Any, path: str) -> Any:
-        """A value no type describes (`:any`, `:map`, an open map's extra field): any JSON
-        value, and NaN and the infinities are none (a reply's 1e999 decodes to infinity)."""
+        """A value no type describes (`:any`, `:map`, an open map's extra field): any
+        JSON value, and NaN and the infinities are none (a reply's 1e999 decodes to
+        infinity)."""
         if all_finite(v):
             return v
         for where, number in _non_finite(v, path):
@@ -323,9 +601,8 @@ class Checker:
         if type(v) is type(d[1]) and v == d[1]:
             return v
         expected, got = shown(d[1]), _short(v)
-        if (
-            expected == got
-        ):  # the float 2.0 and the int 2 are both written 2: kinds tell them apart
+        # the float 2.0 and the int 2 are both written 2: kinds tell them apart
+        if expected == got:
             expected, got = f"{kind_of(d[1])} {expected}", f"{kind_of(v)} {got}"
         return self.fail(path, f"expected {expected}, got {got}")
 
@@ -346,9 +623,8 @@ class Checker:
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
-        for (
-            lenient
-        ) in modes:  # a member that fits exactly beats one that needs coercion
+        # a member that fits exactly beats one that needs coercion
+        for lenient in modes:
             for member in d[1]:
                 trial = Checker(self.types, lenient=lenient, depth=self.depth)
                 result = trial.check(member, v, path)
@@ -356,9 +632,8 @@ class Checker:
                     self.repairs += trial.repairs
                     return result
         got = _short(v)
-        if got in map(
-            shown, self._literals(d[1])
-        ):  # written as a member is (2.0 and 2): kinds
+        # written as a member is (2.0 and 2): kinds tell them apart
+        if got in map(shown, self._literals(d[1])):
             got = f"{kind_of(v)} {got}"
         return self.fail(path, f"{got} matches none of the union's members")
 
@@ -383,15 +658,15 @@ class Checker:
             decoded = finite_json(v)
         except (ValueError, RecursionError):
             return _INVALID
-        # The decoded document nests on its own: checked against the limit before the checks
-        # below recurse into it.
+        # The decoded document nests on its own: checked against the limit before the
+        # checks below recurse into it.
         if type(decoded) is not want or too_deep(decoded, self.depth):
             return _INVALID
         self.repair(path, "decoded a JSON document held in a string")
         return decoded
 
     def _list(self, d: Descriptor, v: Any, path: str) -> Any:
-        if type(v) is not list:
+        if list is not type(v):  # so written, type checkers keep `v` as it is (Any)
             decoded = self._decoded(v, list, path)
             if decoded is _INVALID:
                 return self.fail(path, f"expected list, got {kind_of(v)}")
@@ -399,7 +674,7 @@ class Checker:
         item = d[1]
         if item[0] in _PLAIN_ITEMS and _plain(item[0], v):  # no path, no call per item
             return list(v)
-        out = []
+        out: list[Any] = []
         ok = True
         for index, element in enumerate(v):
             result = self.check(item, element, _at(path, index))
@@ -408,7 +683,7 @@ class Checker:
         return out if ok else _INVALID
 
     def _map(self, d: Descriptor, v: Any, path: str) -> Any:
-        if type(v) is not dict:
+        if dict is not type(v):
             decoded = self._decoded(v, dict, path)
             if decoded is _INVALID:
                 return self.fail(path, f"expected map, got {kind_of(v)}")
@@ -493,23 +768,25 @@ class Checker:
                 self.fail(path, message)
         return value if ok else _INVALID
 
+    # An explicit table, not getattr: a descriptor can only ever reach these methods.
+    DISPATCH: ClassVar[dict[str, Any]] = {
+        "str": _str,
+        "keyword": _keyword,
+        "datetime": _datetime,
+        "int": _int,
+        "float": _float,
+        "bool": _bool,
+        "any": _any,
+        "object": _object,
+        "lit": _lit,
+        "enum": _enum,
+        "union": _union,
+        "list": _list,
+        "map": _map,
+    }
 
-# An explicit table, not getattr: a descriptor can only ever reach these methods.
-_DISPATCH = {
-    "str": Checker._str,
-    "keyword": Checker._keyword,
-    "datetime": Checker._datetime,
-    "int": Checker._int,
-    "float": Checker._float,
-    "bool": Checker._bool,
-    "any": Checker._any,
-    "object": Checker._object,
-    "lit": Checker._lit,
-    "enum": Checker._enum,
-    "union": Checker._union,
-    "list": Checker._list,
-    "map": Checker._map,
-}
+
+_DISPATCH = Checker.DISPATCH
 
 
 def _short(value: Any) -> str:
@@ -529,6 +806,11 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
         return f"shorter than {bound} characters"
     if keyword == "maxLength" and text and len(value) > bound:
         return f"longer than {bound} characters"
+    items = list is type(value)
+    if keyword == "minItems" and items and len(value) < bound:
+        return f"fewer than {bound} items"
+    if keyword == "maxItems" and items and len(value) > bound:
+        return f"more than {bound} items"
     if keyword == "pattern" and text:
         import re
 
@@ -536,11 +818,6 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
             return f"does not match the pattern {shown(bound)}"
     if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
         return "expected an RFC 3339 date-time with an offset"
-    items = type(value) is list
-    if keyword == "minItems" and items and len(value) < bound:
-        return f"fewer than {bound} items"
-    if keyword == "maxItems" and items and len(value) > bound:
-        return f"more than {bound} items"
     return None
 
 
@@ -552,8 +829,9 @@ def check(
     lenient: bool = False,
     limits: Limits | None = None,
 ) -> tuple[Any, list[Issue], list[Issue]]:
-    """(normalised value, errors, repairs); the value is meaningful only without errors. A
-    value nested deeper than `limits.depth` is one error, found before any check recurses."""
+    """(normalised value, errors, repairs); the value is meaningful only without errors.
+    A value nested deeper than `limits.depth` is one error, found before any check
+    recurses."""
     depth = (limits or LIMITS).depth
     if too_deep(value, depth):
         return _INVALID, [("root", depth_message(depth))], []
@@ -567,18 +845,20 @@ def check(
 def validate(
     descriptor: Descriptor, value: Any, types: Types, limits: Limits | None = None
 ) -> Any:
-    """Strict validation: the normalised value, or ValidationError listing every error."""
+    """Strict validation: the normalised value, or ValidationError listing every
+    error."""
     result, errors, _ = check(descriptor, value, types, limits=limits)
     if errors:
-        # Generated validators call this from inside an `except KeyError:`; the errors are
-        # the value's own, not a consequence of that lookup.
+        # Generated validators call this from inside an `except KeyError:`; the errors
+        # are the value's own, not a consequence of that lookup.
         raise ValidationError(errors) from None
     return result
 
 
 class Slow(Exception):
-    """Raised by `_punt`, the reply parser's stand-in for the runtime's validator: where a
-    generated validator would hand a value to the runtime, the parser checks it itself."""
+    """Raised by `_punt`, the reply parser's stand-in for the runtime's validator: where
+    a generated validator would hand a value to the runtime, the parser checks it
+    itself."""
 
 
 _PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
@@ -591,9 +871,10 @@ def parse_reply(
     check: Any,
     limits: Limits | None = None,
 ) -> ParseResult:
-    """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on the
-    first parse, so that importing a generated module stays cheap. Kept once loaded: an
-    `import` statement run on every call would cost a third of parsing a short reply."""
+    """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on
+    the first parse, so that importing a generated module stays cheap. Kept once loaded:
+    an `import` statement run on every call would cost a third of parsing a short
+    reply."""
     if not _PARSER:
         from .reply import parse_reply as parse
 
@@ -606,9 +887,9 @@ def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
 
 
 def checker(validate_name: Any) -> Any:
-    """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks first
-    (told to raise `Slow` where it would call the runtime). Limits other than the defaults
-    go straight to the runtime: the generated checks hold the defaults."""
+    """A `check` for `parse_reply` that tries a generated `validate_NAME`'s own checks
+    first (told to raise `Slow` where it would call the runtime). Limits other than the
+    defaults go straight to the runtime: the generated checks hold the defaults."""
 
     def run(
         descriptor: Descriptor,
@@ -621,19 +902,16 @@ def checker(validate_name: Any) -> Any:
         if limits is None or limits == LIMITS:
             try:  # plainly valid: no coercion could apply, in either mode
                 return validate_name(value, _punt), [], []
-            except (
-                Slow,
-                ValidationError,
-            ):  # lenient mode may coerce what strict mode rejects
-                pass
+            except (Slow, ValidationError):
+                pass  # lenient mode may coerce what strict mode rejects
         return check(descriptor, value, types, lenient=lenient, limits=limits)
 
     return run
 
 
 class Validator:
-    """`validate_NAME` in a compact module (the python option `validators = "compact"`): the
-    runtime's validator bound to one descriptor, in place of generated checks."""
+    """`validate_NAME` in a compact module (the python option `validators = "compact"`):
+    the runtime's validator bound to one descriptor, in place of generated checks."""
 
     __slots__ = ("_descriptor", "_types")
 
@@ -646,7 +924,8 @@ class Validator:
 
 
 class Parser:
-    """`parse_NAME` in a compact module: the reply parser with the runtime's validator."""
+    """`parse_NAME` in a compact module: the reply parser with the runtime's
+    validator."""
 
     __slots__ = ("_descriptor", "_types")
 
@@ -660,10 +939,26 @@ class Parser:
 
 __all__ = [
     "LIMITS",
+    "AnyValue",
+    "Bool",
+    "Const",
+    "DateTime",
+    "Enum",
+    "Field",
+    "Float",
+    "Int",
+    "Keyword",
     "Limits",
+    "List",
+    "Map",
+    "Nullable",
+    "Object",
     "ParseResult",
     "Parser",
+    "Ref",
     "ReplyError",
+    "Str",
+    "Union",
     "ValidationError",
     "Validator",
     "all_finite",

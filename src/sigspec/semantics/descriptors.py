@@ -1,4 +1,5 @@
-"""IR types → the runtime's descriptors: plain tuples the runtime's validator reads.
+"""IR types → the runtime's descriptors (`Map`, `Field`, `Str`, ...: tuples the runtime's
+validator and reply parser read by position, `runtime/validate.py`).
 
 The runtime (`sigspec/runtime/validate.py`) is the reference meaning of a type; this is the
 one translation into its terms, used by the checker (defaults are validated by the runtime)
@@ -11,22 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, assert_never
 
+from sigspec.runtime import validate as rt
 from sigspec.semantics import ir
 from sigspec.semantics.types import inline_refs
 
 Descriptor = tuple[Any, ...]
 
-# The runtime's name of each primitive.
-_PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
+# The runtime's descriptor of each primitive.
+_PRIM: Mapping[ir.PrimKind, Descriptor] = ir.per_primitive(
     {
-        "string": "str",
-        "int": "int",
-        "float": "float",
-        "bool": "bool",
-        "keyword": "keyword",
-        "datetime": "datetime",
-        "map": "object",
-        "any": "any",
+        "string": rt.Str(),
+        "int": rt.Int(),
+        "float": rt.Float(),
+        "bool": rt.Bool(),
+        "keyword": rt.Keyword(),
+        "datetime": rt.DateTime(),
+        "map": rt.Object(),
+        "any": rt.AnyValue(),
     }
 )
 
@@ -65,23 +67,22 @@ def constraint_keywords(f: ir.Field) -> dict[str, Any]:
 def descriptor(t: ir.TypeRef) -> Descriptor:
     match t:
         case ir.Prim(kind):
-            return (_PRIM[kind],)
+            return _PRIM[kind]
         case ir.ListOf(item):
-            return ("list", descriptor(item))
+            return rt.List(descriptor(item))
         case ir.Optional(inner):
-            return ("opt", descriptor(inner))
+            return rt.Nullable(descriptor(inner))
         case ir.Ref(name):
-            return ("ref", name)
+            return rt.Ref(name)
         case ir.Literal(value):
-            return ("lit", value)
+            return rt.Const(value)
         case ir.Union(members):
-            if members and all(
-                isinstance(m, ir.Literal) and isinstance(m.value, str) for m in members
-            ):
-                return ("enum", tuple(m.value for m in members if isinstance(m, ir.Literal)))
-            return ("union", tuple(descriptor(m) for m in members))
+            values = [m.value for m in members if isinstance(m, ir.Literal)]
+            if members and len(values) == len(members) and all(type(v) is str for v in values):
+                return rt.Enum(tuple(str(v) for v in values))
+            return rt.Union(tuple(descriptor(m) for m in members))
         case ir.MapOf(fields, is_open):
-            return ("map", tuple(field(f) for f in fields), is_open)
+            return rt.Map(tuple(field(f) for f in fields), open=is_open)
         case _:
             assert_never(t)
 
@@ -95,18 +96,31 @@ def constraints(f: ir.Field) -> tuple[tuple[str, Any], ...]:
     return tuple(out)
 
 
-def field(f: ir.Field, *, fallback: bool | None = None) -> Descriptor:
+# The runtime's constraint keywords -> `rt.Field`'s keyword arguments.
+_FIELD_KEYWORDS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "pattern": "pattern",
+    "format": "format",
+    "clamp": "clamp",
+}
+
+
+def field(f: ir.Field, *, fallback: bool | None = None) -> rt.Field:
     """A field's descriptor; `fallback` overrides the field's own `@fallback`."""
-    default = f.default.value if f.default is not None else None
-    return (
+    extra: dict[str, Any] = {_FIELD_KEYWORDS[k]: v for k, v in constraints(f)}
+    if f.default is not None:
+        extra["default"] = f.default.value
+    return rt.Field(
         f.name,
-        ir.fold(f.name),
         descriptor(f.type),
-        f.required,
-        f.default is not None,
-        default,
-        f.fallback if fallback is None else fallback,
-        constraints(f),
+        required=f.required,
+        fallback=f.fallback if fallback is None else fallback,
+        **extra,
     )
 
 
@@ -120,20 +134,26 @@ def output_descriptor(sig: ir.Signature, project: ir.Project | None = None) -> D
 
 
 def input_descriptor(sig: ir.Signature) -> Descriptor:
-    return ("map", tuple(field(p) for p in sig.params), True)
+    return rt.Map(tuple(field(p) for p in sig.params), open=True)
 
 
 def _open_maps(d: Descriptor) -> Descriptor:
     """@allow_extra_keys: every object of the output keeps extra keys."""
-    tag = d[0]
-    if tag == "map":
-        fields = tuple((*f[:2], _open_maps(f[2]), *f[3:]) for f in d[1])
-        return ("map", fields, True)
-    if tag in ("list", "opt"):
-        return (tag, _open_maps(d[1]))
-    if tag == "union":
-        return ("union", tuple(_open_maps(m) for m in d[1]))
+    if isinstance(d, rt.Map):
+        fields = tuple(_open_field(f) for f in d[1])
+        return rt.Map(fields, open=True)
+    if isinstance(d, rt.List):
+        return rt.List(_open_maps(d[1]))
+    if isinstance(d, rt.Nullable):
+        return rt.Nullable(_open_maps(d[1]))
+    if isinstance(d, rt.Union):
+        return rt.Union(tuple(_open_maps(m) for m in d[1]))
     return d
+
+
+def _open_field(f: rt.Field) -> rt.Field:
+    args, kwargs = f.arguments()
+    return rt.Field(args[0], _open_maps(args[1]), **kwargs)
 
 
 def named_descriptors(types: Mapping[str, ir.TypeDef]) -> dict[str, Descriptor]:
@@ -143,3 +163,14 @@ def named_descriptors(types: Mapping[str, ir.TypeDef]) -> dict[str, Descriptor]:
 
 def type_descriptors(project: ir.Project, names: list[str]) -> dict[str, Descriptor]:
     return {name: descriptor(project.types[name].type) for name in names}
+
+
+def plain(d: Any) -> Any:
+    """A descriptor (or a field, or a map of named types' descriptors) as plain tuples, the
+    form the TypeScript runtime reads as JSON. (`json.dumps` writes a descriptor so already:
+    each is the tuple it equals.)"""
+    if isinstance(d, dict):
+        return {k: plain(v) for k, v in d.items()}
+    if isinstance(d, tuple):
+        return tuple(plain(x) for x in d)
+    return d

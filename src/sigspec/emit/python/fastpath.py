@@ -10,16 +10,20 @@ rejects what it would accept, and the differential tests hold it to that.
 
 Idioms from the issue: `type(x) is T`, closed maps checked by length with direct key lookups
 inside one `try`, enums as frozensets, no per-element calls for scalar lists, no paths or
-messages at all: those are found only when an invalid value's errors are read.
+messages at all: those are found only when an invalid value's errors are read. Containers
+are tested as `dict is not type(x)`: type checkers (pyright) then keep `x` as `Any` instead
+of narrowing it to a dict of unknown types, which strict mode refuses at every use.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from sigspec.emit.python import pysource as ps
+from sigspec.emit.python.names import Namespace, local_name, local_namespace, snake
 from sigspec.semantics import ir
 from sigspec.semantics.descriptors import constraints as constraint_pairs
 
@@ -32,7 +36,7 @@ _TYPE_TEST: Mapping[ir.PrimKind, str | None] = ir.per_primitive(
         "int": "type({v}) is not int",
         "float": "type({v}) is not float and type({v}) is not int",
         "bool": "type({v}) is not bool",
-        "map": "type({v}) is not dict",
+        "map": "dict is not type({v})",
         "datetime": None,
         "any": None,
     }
@@ -69,11 +73,9 @@ _STRINGS = frozenset({"string", "keyword", "datetime"})
 SPLIT_INDENT = 12
 
 
-def _string_literal(text: str) -> str:
-    """`text` as a Python string literal: JSON's double-quoted form, except where JSON would
-    write a character past U+FFFF as a surrogate pair, which Python reads as two characters
-    (a pattern `😀` would then never match one)."""
-    return repr(text) if any(ord(c) > 0xFFFF for c in text) else json.dumps(text)
+def _literal(value: object) -> str:
+    """A JSON value (a key, a default, a bound) as a Python literal, as ruff writes it."""
+    return ps.flat(ps.lit(value))
 
 
 def _bound(bound: object, kind: str) -> str:
@@ -81,16 +83,110 @@ def _bound(bound: object, kind: str) -> str:
     that is exact (`1.0` for `@max(1)`): CPython specialises a comparison of two floats, not
     of a float with an int (the sentiment check: ~114 -> ~97 ns, bench/README.md)."""
     if kind == "float" and type(bound) is int and -(2**53) <= bound <= 2**53:
-        return repr(float(bound))  # every int of this size is a float exactly
-    return repr(bound)
+        return ps.number(float(bound))  # every int of this size is a float exactly
+    return _literal(bound)
 
 
 @dataclass
 class Code:
+    """Lines of code, each as `ruff format` leaves it: a condition too long for its line
+    split as ruff splits it, other long statements given as expression trees (`pysource`)."""
+
     lines: list[str] = field(default_factory=list)
+    tests: dict[int, str] = field(default_factory=dict)  # the line an `if` starts -> its test
 
     def add(self, indent: int, text: str) -> None:
-        self.lines.append("    " * indent + text)
+        if text.startswith("if ") and text.endswith(":"):
+            self.tests[len(self.lines)] = text[3:-1]
+            self.lines += condition(indent, text[3:-1])
+        else:
+            self.lines.append("    " * indent + text)
+
+    def single_if(self, indent: int) -> tuple[str, list[str]] | None:
+        """(test, body lines) when these lines are one `if` at `indent`, without `else`."""
+        test = self.tests.get(0)
+        if test is None:
+            return None
+        head = len(condition(indent, test))
+        rest = self.lines[head:]
+        deeper = "    " * (indent + 1)
+        if not rest or not all(line.startswith(deeper) for line in rest):
+            return None
+        return test, rest
+
+    def node(self, indent: int, node: ps.Node) -> None:
+        self.lines.append("    " * indent + ps.render(node, indent))
+
+    def extend(self, other: Code) -> None:
+        self.tests.update((len(self.lines) + i, test) for i, test in other.tests.items())
+        self.lines += other.lines
+
+
+def condition(indent: int, test: str) -> list[str]:
+    """`if test:` as ruff writes it: on one line; else the test alone inside parentheses;
+    else one operand a line, split before each `and` and `or` (ruff splits both at once),
+    and an operand still too long split before its comparison operator."""
+    pad = "    " * indent
+    if len(pad) + len(test) + 4 <= ps.WIDTH:
+        return [f"{pad}if {test}:"]
+    inner = pad + "    "
+    if len(inner) + len(test) <= ps.WIDTH:
+        return [f"{pad}if (", inner + test, f"{pad}):"]
+    lines = []
+    for op, operand in _split(test, _BOOLEAN):
+        line = f"{op}{operand}"
+        if len(inner) + len(line) > ps.WIDTH:
+            (_, first), *rest = _split(operand, _COMPARISONS)
+            lines += [f"{inner}{op}{first}", *(f"{inner}{o}{x}" for o, x in rest)]
+        else:
+            lines.append(inner + line)
+    return [f"{pad}if (", *lines, f"{pad}):"]
+
+
+_BOOLEAN = (" and ", " or ")
+_COMPARISONS = (
+    " is not ",
+    " not in ",
+    " is ",
+    " in ",
+    " != ",
+    " == ",
+    " >= ",
+    " <= ",
+    " < ",
+    " > ",
+)
+
+
+def _split(test: str, ops: tuple[str, ...]) -> list[tuple[str, str]]:
+    """`test`'s operands at these operators outside any brackets or strings, each with the
+    operator before it (`"and "`; none before the first)."""
+    parts: list[tuple[str, str]] = []
+    depth, start, i, op = 0, 0, 0, ""
+    while i < len(test):
+        c = test[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c in "\"'":  # a string literal: skip to its end
+            i = _string_end(test, i)
+            continue
+        elif depth == 0 and (found := next((o for o in ops if test.startswith(o, i)), None)):
+            parts.append((op, test[start:i]))
+            op, start = found[1:], i + len(found)
+            i = start
+            continue
+        i += 1
+    parts.append((op, test[start:]))
+    return parts
+
+
+def _string_end(text: str, i: int) -> int:
+    quote, i = text[i], i + 1
+    while text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
 
 
 After = Callable[[Code, int], None]
@@ -102,26 +198,34 @@ class Exits:
     rejects it. A signature's validator returns the runtime's verdict or raises; a named
     type's function returns a marker its caller tests (`_SLOW`, `_BAD`)."""
 
-    slow: str
-    bad: str
+    slow: ps.Node
+    bad: ps.Node
 
 
-NAMED = Exits("return _SLOW", "return _BAD")
+NAMED = Exits(ps.code("return _SLOW"), ps.code("return _BAD"))
 
 
-def signature_exits(ident: str) -> Exits:
-    args = f"_OUT_{ident}, value, _TYPES"
-    return Exits(f"return _slow({args})", f"raise ValidationError({args})")
+def signature_exits(descriptor: str, types: str) -> Exits:
+    args = (ps.code(descriptor), ps.code("value"), ps.code(types))
+    return Exits(ps.call("return _slow", *args), ps.call("raise ValidationError", *args))
+
+
+def _derived(v: str, role: str) -> str:
+    """A local derived from variable `v`: `score_checked`; from the function's own `value`,
+    the role alone (`checked`)."""
+    return role if v == "value" else f"{v}_{role}"
 
 
 @dataclass
 class FastPaths:
     project: ir.Project
+    space: Namespace  # the module's names
     constants: list[str] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
     named: dict[str, str] = field(default_factory=dict)  # type name -> function name
-    nested: int = 0  # functions made for types nested too deep
-    counter: int = 0
+    known: dict[str, str] = field(default_factory=dict)  # constant's value -> its name
+    scope: Namespace = field(default_factory=local_namespace)  # the function's locals
+    label: str = ""  # what the function checks, for constants' names (a type, a signature)
     exits: Exits = NAMED
     # False below @fallback: the runtime may put the fallback in place of a failing value,
     # so a failed check there is the runtime's to decide, not a certain error.
@@ -133,44 +237,63 @@ class FastPaths:
     # fail NaN and the infinities too, so the float's own finiteness test is left out.
     bounded: bool = False
 
-    def fresh(self, prefix: str) -> str:
-        self.counter += 1
-        return f"{prefix}{self.counter}"
+    def local(self, v: str, role: str) -> str:
+        return self.scope.take(_derived(v, role))
 
-    def body(self, t: ir.TypeRef, v: str, ind: int, *, exits: Exits) -> tuple[str, str]:
+    def constant(self, hint: str, kind: str, node: ps.Node) -> str:
+        """A module-level constant (`SENTIMENT_VALUES`), one per distinct name and value."""
+        base = f"{snake(hint).upper() or 'FIELD'}_{kind}"
+        key = f"{base}={ps.flat(node)}"
+        if key not in self.known:
+            name = self.known[key] = self.space.take(base)
+            self.constants.append(ps.assign(name, node).rstrip())
+        return self.known[key]
+
+    def body(
+        self,
+        t: ir.TypeRef,
+        v: str,
+        ind: int,
+        *,
+        exits: Exits,
+        label: str,
+        reserved: tuple[str, ...] = (),
+    ) -> tuple[str, str]:
         """(checks of `v` against `t`, leaving by `exits`; the normalised value's expression)."""
-        saved = self.exits, self.sure, self.same, self.bounded
+        saved = self.exits, self.sure, self.same, self.bounded, self.scope, self.label
         self.exits, self.sure, self.same, self.bounded = exits, True, False, False
+        self.scope, self.label = local_namespace(reserved), label
         code = Code()
         result = self.gen(t, v, code, ind)
-        self.exits, self.sure, self.same, self.bounded = saved
+        self.exits, self.sure, self.same, self.bounded, self.scope, self.label = saved
         return "\n".join(code.lines), result
 
     def named_function(self, type_name: str) -> str:
         """A named type's checks: its normalised value, `_BAD` or `_SLOW`."""
         if type_name not in self.named:
-            name = self.named[type_name] = f"_fast_t{len(self.named) + 1}"
-            body, result = self.body(self.project.types[type_name].type, "x", 1, exits=NAMED)
-            self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
+            name = self.named[type_name] = self.space.take(f"_check_{snake(type_name)}")
+            t = self.project.types[type_name].type
+            body, result = self.body(t, "value", 1, exits=NAMED, label=type_name)
+            self.functions.append(_function(name, f"The checks of `{type_name}`.", body, result))
         return self.named[type_name]
 
-    def nested_function(self, t: ir.TypeRef) -> str:
+    def nested_function(self, t: ir.TypeRef, v: str) -> str:
         """The checks of a type nested too deep to continue in place (`SPLIT_INDENT`), as a
         function that answers as a named type's does. (IR types hold lists, so they are not
         keys: each place gets its own function; such depths are rare.)"""
-        self.nested += 1
-        name = f"_fast_n{self.nested}"
-        body, result = self.body(t, "x", 1, exits=NAMED)
-        self.functions.append(f"def {name}(x: Any) -> Any:\n{body}\n    return {result}\n")
+        name = self.space.take(f"_check_{snake(self.label)}_{v}")
+        body, result = self.body(t, "value", 1, exits=NAMED, label=f"{self.label}_{v}")
+        doc = "Checks nested too deep to continue in the function that needs them."
+        self.functions.append(_function(name, doc, body, result))
         return name
 
     # ---- leaving ----
 
     def slow(self, code: Code, ind: int) -> None:
-        code.add(ind, self.exits.slow)
+        code.node(ind, self.exits.slow)
 
     def fail(self, code: Code, ind: int) -> None:
-        code.add(ind, self.exits.bad if self.sure else self.exits.slow)
+        code.node(ind, self.exits.bad if self.sure else self.exits.slow)
 
     def check(self, test: str, code: Code, ind: int, *, after: After | None) -> None:
         """`if test:` leaves; what follows runs only when the test passed."""
@@ -185,8 +308,8 @@ class FastPaths:
         self, t: ir.TypeRef, v: str, code: Code, ind: int, *, after: After | None = None
     ) -> str:
         if ind >= SPLIT_INDENT and isinstance(t, ir.ListOf | ir.MapOf | ir.Optional):
-            out = self.fresh("r")
-            return self.call(out, self.nested_function(t), v, code, ind, after=after)
+            function = self.nested_function(t, v)
+            return self.call(self.local(v, "checked"), function, v, code, ind, after=after)
         match t:
             case ir.Prim(kind):
                 self.prim(kind, v, code, ind, after=after)
@@ -195,7 +318,7 @@ class FastPaths:
                 test = (
                     f"{v} is not None"
                     if value is None
-                    else (f"type({v}) is not {type(value).__name__} or {v} != {value!r}")
+                    else (f"type({v}) is not {type(value).__name__} or {v} != {_literal(value)}")
                 )
                 self.check(test, code, ind, after=after)
                 return v
@@ -218,7 +341,7 @@ class FastPaths:
         if kind == "any":  # any JSON value: no NaN or infinity inside
             self.check(f"not _finite({v})", code, ind, after=after)
         elif kind == "map":
-            self.check(f"type({v}) is not dict or not _finite({v})", code, ind, after=after)
+            self.check(f"dict is not type({v}) or not _finite({v})", code, ind, after=after)
         elif kind == "datetime":
             self.check(f"type({v}) is not str or not _is_datetime({v})", code, ind, after=after)
         elif kind == "float" and not self.bounded:
@@ -237,11 +360,18 @@ class FastPaths:
         body = Code()
         result = self.gen(inner, v, body, ind + 1, after=after)
         if result == v:  # nothing to normalise: check in place when not null
-            if body.lines:
+            single = body.single_if(ind + 1)
+            if single is not None:  # one `if`: joined to the null test (ruff's SIM102)
+                test, rest = single
+                if any(op == "or " for op, _ in _split(test, _BOOLEAN)):
+                    test = f"({test})"
+                code.add(ind, f"if {v} is not None and {test}:")
+                code.lines += [line[4:] for line in rest]
+            elif body.lines:
                 code.add(ind, f"if {v} is not None:")
                 code.lines += body.lines
             return v
-        out = self.fresh("o")
+        out = self.local(v, "checked")
         code.add(ind, f"if {v} is None:")
         code.add(ind + 1, f"{out}: Any = None")
         code.add(ind, "else:")
@@ -250,15 +380,15 @@ class FastPaths:
         return out
 
     def ref(self, name: str, v: str, code: Code, ind: int, *, after: After | None) -> str:
-        out = self.fresh("r")
-        return self.call(out, self.named_function(name), v, code, ind, after=after)
+        function = self.named_function(name)
+        return self.call(self.local(v, "checked"), function, v, code, ind, after=after)
 
     def call(
         self, out: str, function: str, v: str, code: Code, ind: int, *, after: After | None
     ) -> str:
         """`out`, a named type's (or a nested type's) function's answer for `v`; its markers
         leave this function too."""
-        code.add(ind, f"{out} = {function}({v})")
+        code.node(ind, ps.call(f"{out} = {function}", ps.code(v)))
         code.add(ind, f"if {out} is _BAD:")
         self.fail(code, ind + 1)
         # Where the caller keeps `v` itself, it hands any other result to the runtime; but
@@ -281,11 +411,11 @@ class FastPaths:
             if "float" in prims:
                 failing += f" or type({v}) is float and {_NOT_FINITE.format(v=v)}"
             if "map" in prims:
-                failing += f" or type({v}) is dict and not _finite({v})"
+                failing += f" or dict is type({v}) and not _finite({v})"
             self.check(failing, code, ind, after=after)
         elif len(values) == len(members) and len(kinds) == 1 and not kinds & {float, type(None)}:
-            name = self.fresh("_E")
-            self.constants.append(f"{name} = frozenset({tuple(values)!r})")
+            items = ps.Brackets("", "{", tuple(map(ps.lit, values)), "}")
+            name = self.constant(self.hint(v), "VALUES", ps.call("frozenset", items))
             test = f"type({v}) is not {kinds.pop().__name__} or {v} not in {name}"
             self.check(test, code, ind, after=after)
         else:
@@ -303,10 +433,10 @@ class FastPaths:
             if after is not None:
                 after(c, i)
 
-        self.check(f"type({v}) is not list", code, ind, after=items)
+        self.check(f"list is not type({v})", code, ind, after=items)
 
     def elements(self, item: ir.TypeRef, v: str, code: Code, ind: int) -> None:
-        element = self.fresh("e")
+        element = self.local(v, "item")
         inner = Code()
         saved, self.same = self.same, True
         result = self.gen(item, element, inner, ind + 1)
@@ -325,13 +455,13 @@ class FastPaths:
         a new dict (defaults filled in, `None` standing in for an absent nullable field and
         removed again afterwards), so the same checks read it: half the code of a second,
         defaults-filling copy of them, and the complete map pays nothing for it."""
-        names = {f.name: self.fresh("f") for f in t.fields}
+        names = {f.name: local_name(self.scope, f.name) for f in t.fields}
         optional = [f for f in t.fields if not f.required]
         if self.same and all(f.default is not None for f in optional):
             optional = []  # kept as it is, so any field absent has a default to fill in
-        self.check(f"type({v}) is not dict", code, ind, after=None)
+        self.check(f"dict is not type({v})", code, ind, after=None)
         if optional:
-            m = self.fresh("m")
+            m = self.local(v, "filled")
             out = v if self.same else m
             code.add(ind, f"{m}: Any = {v}")
             self.fill(t, v, m, code, ind)
@@ -348,20 +478,22 @@ class FastPaths:
         """A map with fields absent becomes `m`: every field in declaration order (the
         runtime's), its own values over the stand-ins. A key too many (extra, or a folded
         spelling) or a required field absent: the runtime's."""
-        stand_ins = []
+        stand_ins: list[ps.Node] = []
         for f in t.fields:
+            stand_in: ps.Node
             if f.required:
-                stand_in = "_MISS"
+                stand_in = ps.code("_MISS")
             elif f.default is not None:
-                stand_in = repr(f.default.value)  # a literal: a fresh copy of the default
+                stand_in = ps.lit(f.default.value)  # a literal: a fresh copy of the default
             else:
-                stand_in = "None"  # the type is nullable: None passes its checks
-            stand_ins.append(f"{f.name!r}: {stand_in}")
-        missing = [f"{m}[{f.name!r}] is _MISS" for f in t.fields if f.required]
+                stand_in = ps.code("None")  # the type is nullable: None passes its checks
+            stand_ins.append(ps.pair(ps.lit(f.name), stand_in))
+        missing = [f"{m}[{_literal(f.name)}] is _MISS" for f in t.fields if f.required]
         code.add(ind, f"if len({v}) != {len(t.fields)}:")
-        code.add(ind + 1, f"{m} = {{{', '.join(stand_ins)}, **{v}}}")
+        code.node(ind + 1, ps.Brackets(f"{m} = ", "{", (*stand_ins, ps.code(f"**{v}")), "}"))
         tests = " or ".join([f"len({m}) != {len(t.fields)}", *missing])
-        code.add(ind + 1, f"if {tests}:  # missing, extra, folded or ambiguous keys")
+        code.add(ind + 1, "# missing, extra, folded or ambiguous keys")
+        code.add(ind + 1, f"if {tests}:")
         self.slow(code, ind + 2)
 
     def unfill(self, t: ir.MapOf, v: str, m: str, code: Code, ind: int) -> None:
@@ -373,7 +505,7 @@ class FastPaths:
         if not nullable:
             return
         defaults = any(f.default is not None for f in t.fields)
-        absent = "".join(f" + ({f.name!r} not in {v})" for f in nullable)
+        absent = "".join(f" + ({_literal(f.name)} not in {v})" for f in nullable)
         if self.same:  # the caller keeps the value itself: only nullable fields may be absent
             if defaults:
                 code.add(ind, f"if {m} is not {v} and len({v}){absent} != {len(t.fields)}:")
@@ -387,24 +519,31 @@ class FastPaths:
         code.add(ind + 2, f"{m} = {v}  # nothing filled in")
         code.add(ind + 1, "else:")
         for f in nullable:
-            code.add(ind + 2, f"if {f.name!r} not in {v}:")
-            code.add(ind + 3, f"del {m}[{f.name!r}]")
+            code.add(ind + 2, f"if {_literal(f.name)} not in {v}:")
+            code.add(ind + 3, f"del {m}[{_literal(f.name)}]")
 
     def complete(self, t: ir.MapOf, v: str, *, names: dict[str, str], code: Code, ind: int) -> None:
         """Each field's value, then its checks. A declared key absent from a map of the
         right size (an extra or folded key in its place) is the runtime's."""
         if not t.fields:
             return
+        checks = Code()
+        for f in t.fields:
+            result = self.field_value(f, names[f.name], checks, ind)
+            if result != names[f.name]:
+                checks.add(ind, "# a nested value normalised")
+                checks.add(ind, f"if {result} is not {names[f.name]}:")
+                self.slow(checks, ind + 1)
+        text = "\n".join(checks.lines)
         code.add(ind, "try:")
         for f in t.fields:
-            code.add(ind + 1, f"{names[f.name]} = {v}[{f.name!r}]")
+            # A value no check reads (the runtime decides it): only its key is looked up.
+            used = re.search(rf"(?<![\w'\"]){names[f.name]}(?![\w'\"])", text)
+            local = names[f.name] if used else "_"
+            code.node(ind + 1, ps.subscript(f"{local} = {v}", ps.lit(f.name)))
         code.add(ind, "except KeyError:")
         self.slow(code, ind + 1)
-        for f in t.fields:
-            result = self.field_value(f, names[f.name], code, ind)
-            if result != names[f.name]:
-                code.add(ind, f"if {result} is not {names[f.name]}:  # a nested value normalised")
-                self.slow(code, ind + 1)
+        code.extend(checks)
 
     def field_value(self, f: ir.Field, v: str, code: Code, ind: int) -> str:
         """A present field's value: its type, then (when that held) its constraints."""
@@ -449,15 +588,24 @@ class FastPaths:
                 "" if kind in _NUMBERS else f"(type({v}) is int or type({v}) is float) and "
             ),
             "text": "" if kind in _STRINGS else f"type({v}) is str and ",
-            "items": "" if kind == "list" else f"type({v}) is list and ",
+            "items": "" if kind == "list" else f"list is type({v}) and ",
         }
         if keyword in _RULES:
             kind_of_guard, test = _RULES[keyword]
             return guards[kind_of_guard] + test.format(v=v, b=_bound(bound, kind))
         if keyword == "pattern":
-            name = self.fresh("_P")
-            self.constants.append(f"{name} = re.compile({_string_literal(str(bound))})")
+            node = ps.call("re.compile", ps.code(ps.string(str(bound))))
+            name = self.constant(self.hint(v), "PATTERN", node)
             return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and bound == "date-time":
             return f"{guards['text']}not _is_datetime({v})"
         return None
+
+    def hint(self, v: str) -> str:
+        """What a constant for variable `v` is named after: the field it holds, or what the
+        function checks."""
+        return self.label if v == "value" else v
+
+
+def _function(name: str, doc: str, body: str, result: str) -> str:
+    return f'def {name}(value: Any) -> Any:\n    """{doc}"""\n{body}\n    return {result}\n'

@@ -1,33 +1,69 @@
 """A .sig file's validators module: for each signature `validate_NAME`, `validate_NAME_input`
-and `parse_NAME`, standard library only. Fast: generated checks (`fastpath.py`) in front of
-the runtime's validator; compact: the runtime's validator bound to the descriptors."""
+and `parse_NAME`, standard library only, with the typed forms they return (`pytypes.py`).
+Fast: generated checks (`fastpath.py`) in front of the runtime's validator; compact: the
+runtime's validator with the descriptors alone."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Any, assert_never
 
 import jinja2
 
+from sigspec.emit.python import pysource as ps
+from sigspec.emit.python.checked import comment
 from sigspec.emit.python.fastpath import FastPaths, signature_exits
 from sigspec.emit.python.imports import relative
+from sigspec.emit.python.names import Namespace, pascal
+from sigspec.emit.python.pytypes import PyTypes
 from sigspec.lower.names.python import suffix
 from sigspec.lower.templating import render
 from sigspec.lower.views import Lowered, Module
+from sigspec.runtime import validate as rt
 from sigspec.runtime.common import LIMITS
 from sigspec.semantics import ir
+from sigspec.semantics.types import reachable_names
+
+# The runtime's descriptor classes, by the name a generated module imports them under.
+DESCRIPTOR_CLASSES = frozenset(
+    {
+        "AnyValue",
+        "Bool",
+        "Const",
+        "DateTime",
+        "Enum",
+        "Field",
+        "Float",
+        "Int",
+        "Keyword",
+        "List",
+        "Map",
+        "Nullable",
+        "Object",
+        "Ref",
+        "Str",
+        "Union",
+    }
+)
 
 
-@dataclass(frozen=True)
-class SigView:
-    name: str
-    ident: str
-    output: str
-    input: str
-    body: str  # validate_NAME's checks (emit/python/fastpath.py)
-    result: str  # the normalised value's expression once they passed
-    deep: bool  # may a valid value nest past the default depth limit (checked first, then)
+def descriptor_node(value: Any, used: set[str]) -> ps.Node:
+    """A runtime descriptor as the constructor calls that make it (`Map((Field(...),))`),
+    adding the classes it names to `used`."""
+    if isinstance(value, rt._Node):
+        name = type(value).__name__
+        assert name in DESCRIPTOR_CLASSES, name
+        used.add(name)
+        args, kwargs = value.arguments()
+        return ps.call(
+            name,
+            *(descriptor_node(a, used) for a in args),
+            **{k: descriptor_node(v, used) for k, v in kwargs.items()},
+        )
+    if isinstance(value, tuple):
+        return ps.lit(tuple(descriptor_node(v, used) for v in value))
+    return ps.lit(value)
 
 
 def nesting(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> int:
@@ -87,45 +123,234 @@ def _deep(t: ir.TypeRef, types: Mapping[str, ir.TypeDef]) -> bool:
     return depth < 0 or depth > LIMITS.depth
 
 
+# Names a validators module binds itself (imports, its private helpers); `.sig` names that
+# would clash with them take a suffix.
+_MODULE_NAMES = frozenset(
+    {
+        "Any",
+        "Callable",
+        "Descriptor",
+        "Limits",
+        "Literal",
+        "ParseResult",
+        "ReplyError",
+        "TYPE_CHECKING",
+        "TypeAlias",
+        "TypedDict",
+        "ValidationError",
+        "annotations",
+        "re",
+        "_rt",
+        "_MISS",
+        "_SLOW",
+        "_BAD",
+        "_is_datetime",
+        "_finite",
+        "_too_deep",
+        *DESCRIPTOR_CLASSES,
+    }
+)
+
+
+@dataclass(frozen=True)
+class SigNames:
+    """The module-level names one signature's code uses."""
+
+    ident: str  # validate_<ident>, parse_<ident>
+    output_type: str  # the output's typed form (a TypedDict or an alias)
+    input_type: str
+    output: str  # the output's descriptor
+    input: str
+    types: str  # the named types' descriptors
+
+
+@dataclass(frozen=True)
+class SigView:
+    name: str
+    names: SigNames
+    output_literal: str  # `OUTPUT = Map(...)`, the descriptors' statements
+    input_literal: str
+    comment: str  # what the signature's validator checks, as a comment
+    body: str  # validate_NAME's checks (emit/python/fastpath.py)
+    result: str  # the normalised value's expression once they passed
+    deep: bool  # may a valid value nest past the default depth limit (checked first, then)
+    lines: Mapping[str, str]  # statements and headers, each as ruff formats it
+
+
+def _def(name: str, params: list[ps.Node], returns: str) -> str:
+    """A function's header, as ruff formats it."""
+    tail = f" -> {returns}:"
+    return ps.render(ps.call(f"def {name}", *params), 0, 0, len(tail)) + tail
+
+
+def _slow_param(output_type: str) -> ps.Node:
+    """`_slow: Callable[..., T] = _rt.validate`, split inside its brackets when too long
+    for its line (as ruff splits it)."""
+    text = f"_slow: Callable[..., {output_type}] = _rt.validate"
+    if len(ps.INDENT) + len(text) + 1 <= ps.WIDTH:
+        return ps.code(text)
+    hook = ps.subscript("_slow: Callable", ps.code("..."), ps.code(output_type))
+    one = ps.flat(hook)[len("_slow: Callable[") : -1]
+    if 2 * len(ps.INDENT) + len(one) <= ps.WIDTH:  # ruff keeps `..., T` on one line
+        inner = f"_slow: Callable[\n{2 * ps.INDENT}{one}\n{ps.INDENT}]"
+    else:
+        inner = ps.render(hook, 1)
+    return ps.code(inner + " = _rt.validate")
+
+
+def _call(indent: int, head: str, *args: ps.Node | str) -> str:
+    """`head(args)` at `indent` (a statement: `return f(...)`, `x: T = f(...)`)."""
+    nodes = [ps.code(a) if isinstance(a, str) else a for a in args]
+    return ps.INDENT * indent + ps.render(ps.call(head, *nodes), indent)
+
+
+def _lines(n: SigNames, compact: bool) -> dict[str, str]:
+    """The statements of a signature's functions whose length depends on its names."""
+    value: ps.Node = ps.code("value: Any")
+    limits: ps.Node = ps.code("limits: Limits | None = None")
+    params = [value, limits] if compact else [value, _slow_param(n.output_type), limits]
+    # the parser's check: the runtime's, or the generated checks first (`checker`)
+    check: ps.Node = ps.call("_rt.checker", ps.code(f"validate_{n.ident}"))
+    if compact:
+        check = ps.code("_rt.check")
+    result = f"result: {n.output_type} = _rt.validate"
+    kept = f"    result: {n.output_type} = value"
+    if len(kept) > ps.WIDTH:  # ruff parenthesises a right-hand side it cannot split
+        kept = f"    result: {n.output_type} = (\n        value\n    )"
+    return {
+        "validate": _def(f"validate_{n.ident}", params, n.output_type),
+        "validate_input": _def(f"validate_{n.ident}_input", [value, limits], n.input_type),
+        "parse": _def(f"parse_{n.ident}", [ps.code("text: str"), limits], "ParseResult"),
+        "compact": _call(1, result, n.output, "value", n.types, "limits"),
+        "limited": _call(2, "return _slow", n.output, "value", n.types, "limits"),
+        "too_deep": _call(2, "return _slow", n.output, "value", n.types),
+        "kept": kept,
+        "input": _call(
+            1, f"result: {n.input_type} = _rt.validate", n.input, "value", n.types, "limits"
+        ),
+        "parse_call": _call(
+            1, "return _rt.parse_reply", "text", n.output, n.types, check, "limits"
+        ),
+    }
+
+
+@dataclass
+class _Module:
+    """One validators module being written: its namespace, its types, its checks."""
+
+    lowered: Lowered
+    compact: bool
+    space: Namespace
+    pytypes: PyTypes
+    fast: FastPaths
+    types: str  # the name of the named types' descriptors
+    used: set[str]  # the descriptor classes the module names
+
+    def descriptor(self, name: str, d: Any) -> str:
+        return ps.assign(name, descriptor_node(d, self.used)).rstrip()
+
+    def signature(self, sig: ir.Signature, output_type: str, input_type: str) -> SigView:
+        ident = suffix(sig.name)
+        take = self.space.take
+        names = SigNames(
+            ident,
+            output_type,
+            input_type,
+            take(f"{ident.upper()}_OUTPUT"),
+            take(f"{ident.upper()}_INPUT"),
+            self.types,
+        )
+        exits = signature_exits(names.output, self.types)
+        checks = (
+            ("", "")
+            if self.compact
+            else self.fast.body(
+                sig.output, "value", 1, exits=exits, label=sig.name, reserved=("result",)
+            )
+        )
+        return SigView(
+            sig.name,
+            names,
+            self.descriptor(names.output, self.lowered.output_descriptor(sig)),
+            self.descriptor(names.input, self.lowered.input_descriptor(sig)),
+            comment(sig),
+            *checks,
+            deep=not self.compact and _deep(sig.output, self.lowered.project.types),
+            lines=_lines(names, self.compact),
+        )
+
+
+def _names(module: Module) -> Namespace:
+    """The module's namespace with its public functions' names taken first."""
+    space = Namespace(_MODULE_NAMES)
+    for sig in module.signatures:
+        ident = suffix(sig.name)
+        space.take_all((f"validate_{ident}", f"validate_{ident}_input", f"parse_{ident}"))
+    return space
+
+
+def _exports(views: list[SigView], types: list[str]) -> list[str]:
+    """`__all__`: the functions, the typed forms, and what the runtime lends the module."""
+    names = [*types, "Limits", "ParseResult", "ReplyError", "ValidationError"]
+    for v in views:
+        n = v.names
+        names += [f"validate_{n.ident}", f"validate_{n.ident}_input", f"parse_{n.ident}"]
+        names += [n.output_type, n.input_type]
+    return [ps.string(name) for name in sorted(names)]
+
+
 def validators_module(
     lowered: Lowered, module: Module, env: jinja2.Environment, *, compact: bool
 ) -> str:
-    fast = FastPaths(lowered.project)
-    views = []
-    for sig in module.signatures:
-        ident = suffix(sig.name)
-        checks = (
-            ("", "") if compact else fast.body(sig.output, "value", 1, exits=signature_exits(ident))
+    project = lowered.project
+    space = _names(module)
+    roots = [t for s in module.signatures for t in (s.output, *(p.type for p in s.params))]
+    named = reachable_names(roots, project.types)
+    pytypes = PyTypes(project.types, space)
+    pytypes.name_types(named)
+    for name in named:
+        pytypes.define_named(name)
+    tops = [
+        (
+            pytypes.top(sig.output, pascal(sig.name) + "Output"),
+            pytypes.top(ir.MapOf(sig.params, True), pascal(sig.name) + "Input"),
         )
-        views.append(
-            SigView(
-                sig.name,
-                ident,
-                repr(lowered.output_descriptor(sig)),
-                repr(lowered.input_descriptor(sig)),
-                *checks,
-                deep=not compact and _deep(sig.output, lowered.project.types),
-            )
-        )
-    exports = [
-        repr(f"{kind}_{v.ident}{tail}")
-        for v in views
-        for kind, tail in (("validate", ""), ("validate", "_input"), ("parse", ""))
+        for sig in module.signatures
     ]
-    uses_re = any(c.split(" = ", 1)[1].startswith("re.compile(") for c in fast.constants)
+    types = space.take("TYPES")
+    writer = _Module(lowered, compact, space, pytypes, FastPaths(project, space), types, set())
+    views = [writer.signature(s, *top) for s, top in zip(module.signatures, tops, strict=True)]
+    descriptors = lowered.type_descriptors(module.signatures)
+    types_node = ps.lit({k: descriptor_node(v, writer.used) for k, v in descriptors.items()})
+    fast = writer.fast
     return render(
         env,
         "python/module.py.j2",
         source=module.source,
         up=relative(module.path, ()),
         runtime=relative(module.path, ("_runtime",)),
-        uses_re=uses_re,
-        types=repr(lowered.type_descriptors(module.signatures)),
+        uses_re=not compact and any(" = re.compile(" in c for c in fast.constants),
+        typing=_import_order({"Any", "TYPE_CHECKING", *pytypes.uses}),
+        runtime_names=_import_order(
+            {*writer.used, "Limits", "ParseResult", "ReplyError", "ValidationError"}
+        ),
+        definitions=pytypes.definitions,
+        types_literal=ps.assign(types, types_node, "dict[str, Descriptor]").rstrip(),
         constants=fast.constants,
         functions=fast.functions,
         signatures=views,
         compact=compact,
-        exports=sorted(exports),
+        exports=_exports(views, [pytypes.names[n] for n in named]),
         depth=LIMITS.depth,
         uses_depth=any(v.deep for v in views),
     )
+
+
+def _import_order(names: set[str]) -> list[str]:
+    """Names in a `from` import as ruff's isort orders them: constants, classes, the rest."""
+
+    def key(name: str) -> tuple[int, str, str]:
+        group = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+        return group, name.lower(), name
+
+    return sorted(names, key=key)

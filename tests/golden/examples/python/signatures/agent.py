@@ -2,142 +2,238 @@
 """Validators and reply parsers for the signatures of agent.sig.
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
-normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
-`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
+normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
+`parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
+(`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
+limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from . import _runtime as _rt
-from ._runtime import Limits, ParseResult, ReplyError, ValidationError
+from ._runtime import (
+    Bool,
+    Enum,
+    Field,
+    Float,
+    Int,
+    Limits,
+    List,
+    Map,
+    Nullable,
+    ParseResult,
+    Ref,
+    ReplyError,
+    Str,
+    ValidationError,
+)
 
-TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
+    from ._runtime import Descriptor
+
+
+class SubTask(TypedDict):
+    query: str
+    priority: int
+
+
+class _AgentStepOutputRequired(TypedDict):
+    reasoning: str
+    conclusion: str
+    confidence: float
+    files: list[str]
+    sub_tasks: list[SubTask]
+    needs_more_info: bool
+    next_action: Literal["continue", "finalize", "ask_user"]
+
+
+class AgentStepOutput(_AgentStepOutputRequired, total=False):
+    error: str | None
+
+
+class AgentStepInput(TypedDict):
+    query: str
+
+
+# The runtime's descriptors: what the runtime's validator and the reply parser check.
+# Named types this module's signatures use:
+TYPES: dict[str, Descriptor] = {
+    "SubTask": Map(
+        (Field("query", Str()), Field("priority", Int(), required=False, default=999)),
+    ),
+}
+
+# Generated checks. Each stops at the first failed check and raises `ValidationError`
+# holding the value: the runtime's validator names every error only when `.errors` is read.
+# What the checks cannot settle alone (absent or extra keys, defaults to fill in, coercion,
+# general unions, @clamp, @fallback) goes to `_slow`, the runtime's validator.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. The checks hold the default limits; others are the
+# runtime's to apply.
 _MISS: Any = object()
-_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
-_BAD: Any = object()  # a named type's function: "invalid"
+_SLOW: Any = object()  # a named type's check: "the runtime's to decide"
+_BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
-# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
-# a call costs a third of the checks. It stops at the first failed check and raises
-# `ValidationError` holding the value: the runtime's validator names every error only when
-# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
-
-# Named types this module's signatures use, as runtime descriptors.
-_TYPES: dict[str, Any] = {'SubTask': ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('priority', 'priority', ('int',), False, True, 999, False, ())), False)}
-_E16 = frozenset(('continue', 'finalize', 'ask_user'))
+NEXT_ACTION_VALUES = frozenset({"continue", "finalize", "ask_user"})
 
 
-def _fast_t1(x: Any) -> Any:
-    if type(x) is not dict:
+def _check_sub_task(value: Any) -> Any:
+    """The checks of `SubTask`."""
+    if dict is not type(value):
         return _BAD
-    m15: Any = x
-    if len(x) != 2:
-        m15 = {'query': _MISS, 'priority': 999, **x}
-        if len(m15) != 2 or m15['query'] is _MISS:  # missing, extra, folded or ambiguous keys
+    filled: Any = value
+    if len(value) != 2:
+        filled = {"query": _MISS, "priority": 999, **value}
+        # missing, extra, folded or ambiguous keys
+        if len(filled) != 2 or filled["query"] is _MISS:
             return _SLOW
     try:
-        f13 = m15['query']
-        f14 = m15['priority']
+        query = filled["query"]
+        priority = filled["priority"]
     except KeyError:
         return _SLOW
-    if type(f13) is not str:
+    if type(query) is not str:
         return _BAD
-    if type(f14) is not int:
+    if type(priority) is not int:
         return _BAD
-    return m15
+    return filled
 
 
-_OUT_agent_step: Any = ('map', (('reasoning', 'reasoning', ('str',), False, True, '', False, ()), ('conclusion', 'conclusion', ('str',), True, False, None, False, ()), ('confidence', 'confidence', ('float',), False, True, 0.8, False, (('clamp', (0, 1)),)), ('files', 'files', ('list', ('str',)), False, True, [], False, ()), ('sub_tasks', 'sub_tasks', ('list', ('ref', 'SubTask')), False, True, [], False, ()), ('needs_more_info', 'needs_more_info', ('bool',), False, True, False, False, ()), ('next_action', 'next_action', ('enum', ('continue', 'finalize', 'ask_user')), False, True, 'finalize', True, ()), ('error', 'error', ('opt', ('str',)), False, False, None, False, ())), False)
-_IN_agent_step: Any = ('map', (('query', 'query', ('str',), True, False, None, False, ()),), True)
+# `agent_step` returns {reasoning :string = "", conclusion :string, confidence :float =
+# 0.8 @clamp(0, 1), files [:string] = [], sub_tasks [SubTask] = [], needs_more_info
+# :bool = false, next_action "continue" | "finalize" | "ask_user" = "finalize"
+# @fallback, error :string?}
+AGENT_STEP_OUTPUT = Map(
+    (
+        Field("reasoning", Str(), required=False, default=""),
+        Field("conclusion", Str()),
+        Field("confidence", Float(), required=False, default=0.8, clamp=(0, 1)),
+        Field("files", List(Str()), required=False, default=[]),
+        Field("sub_tasks", List(Ref("SubTask")), required=False, default=[]),
+        Field("needs_more_info", Bool(), required=False, default=False),
+        Field(
+            "next_action",
+            Enum(("continue", "finalize", "ask_user")),
+            required=False,
+            default="finalize",
+            fallback=True,
+        ),
+        Field("error", Nullable(Str()), required=False),
+    ),
+)
+AGENT_STEP_INPUT = Map((Field("query", Str()),), open=True)
 
 
 def validate_agent_step(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
+    value: Any,
+    _slow: Callable[..., AgentStepOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> AgentStepOutput:
     """The output of `agent_step`, normalised; ValidationError lists every error."""
     if limits is not None:
-        return _rt.validate(_OUT_agent_step, value, _TYPES, limits)
-    if type(value) is not dict:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    m9: Any = value
+        return _slow(AGENT_STEP_OUTPUT, value, TYPES, limits)
+    if dict is not type(value):
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    filled: Any = value
     if len(value) != 8:
-        m9 = {'reasoning': '', 'conclusion': _MISS, 'confidence': 0.8, 'files': [], 'sub_tasks': [], 'needs_more_info': False, 'next_action': 'finalize', 'error': None, **value}
-        if len(m9) != 8 or m9['conclusion'] is _MISS:  # missing, extra, folded or ambiguous keys
-            return _slow(_OUT_agent_step, value, _TYPES)
+        filled = {
+            "reasoning": "",
+            "conclusion": _MISS,
+            "confidence": 0.8,
+            "files": [],
+            "sub_tasks": [],
+            "needs_more_info": False,
+            "next_action": "finalize",
+            "error": None,
+            **value,
+        }
+        # missing, extra, folded or ambiguous keys
+        if len(filled) != 8 or filled["conclusion"] is _MISS:
+            return _slow(AGENT_STEP_OUTPUT, value, TYPES)
     try:
-        f1 = m9['reasoning']
-        f2 = m9['conclusion']
-        f3 = m9['confidence']
-        f4 = m9['files']
-        f5 = m9['sub_tasks']
-        f6 = m9['needs_more_info']
-        f7 = m9['next_action']
-        f8 = m9['error']
+        reasoning = filled["reasoning"]
+        conclusion = filled["conclusion"]
+        confidence = filled["confidence"]
+        files = filled["files"]
+        sub_tasks = filled["sub_tasks"]
+        needs_more_info = filled["needs_more_info"]
+        next_action = filled["next_action"]
+        error = filled["error"]
     except KeyError:
-        return _slow(_OUT_agent_step, value, _TYPES)
-    if type(f1) is not str:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if type(f2) is not str:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if type(f3) is not float and type(f3) is not int:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if not f3 >= 0.0 or not f3 <= 1.0:
-        return _slow(_OUT_agent_step, value, _TYPES)
-    if type(f4) is not list:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    for e10 in f4:
-        if type(e10) is not str:
-            raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if type(f5) is not list:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    for e11 in f5:
-        r12 = _fast_t1(e11)
-        if r12 is _BAD:
-            raise ValidationError(_OUT_agent_step, value, _TYPES)
-        if r12 is not e11:
-            return _slow(_OUT_agent_step, value, _TYPES)
-    if type(f6) is not bool:
-        raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if type(f7) is not str or f7 not in _E16:
-        return _slow(_OUT_agent_step, value, _TYPES)
-    if f8 is not None:
-        if type(f8) is not str:
-            raise ValidationError(_OUT_agent_step, value, _TYPES)
-    if m9 is not value:
-        if len(value) + ('error' not in value) == 8:
-            m9 = value  # nothing filled in
+        return _slow(AGENT_STEP_OUTPUT, value, TYPES)
+    if type(reasoning) is not str:
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    if type(conclusion) is not str:
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    if type(confidence) is not float and type(confidence) is not int:
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    if not confidence >= 0.0 or not confidence <= 1.0:
+        return _slow(AGENT_STEP_OUTPUT, value, TYPES)
+    if list is not type(files):
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    for files_item in files:
+        if type(files_item) is not str:
+            raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    if list is not type(sub_tasks):
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    for sub_tasks_item in sub_tasks:
+        sub_tasks_item_checked = _check_sub_task(sub_tasks_item)
+        if sub_tasks_item_checked is _BAD:
+            raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+        if sub_tasks_item_checked is not sub_tasks_item:
+            return _slow(AGENT_STEP_OUTPUT, value, TYPES)
+    if type(needs_more_info) is not bool:
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    if type(next_action) is not str or next_action not in NEXT_ACTION_VALUES:
+        return _slow(AGENT_STEP_OUTPUT, value, TYPES)
+    if error is not None and type(error) is not str:
+        raise ValidationError(AGENT_STEP_OUTPUT, value, TYPES)
+    if filled is not value:
+        if len(value) + ("error" not in value) == 8:
+            filled = value  # nothing filled in
         else:
-            if 'error' not in value:
-                del m9['error']
-    return m9
+            if "error" not in value:
+                del filled["error"]
+    result: AgentStepOutput = filled
+    return result
 
 
-def validate_agent_step_input(value: Any, limits: Limits | None = None) -> Any:
+def validate_agent_step_input(
+    value: Any,
+    limits: Limits | None = None,
+) -> AgentStepInput:
     """The params of `agent_step` (an open map), normalised."""
-    return _rt.validate(_IN_agent_step, value, _TYPES, limits)
+    result: AgentStepInput = _rt.validate(AGENT_STEP_INPUT, value, TYPES, limits)
+    return result
 
 
 def parse_agent_step(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `agent_step` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_agent_step, _TYPES, _check_agent_step, limits)
-
-
-_check_agent_step = _rt.checker(validate_agent_step)
+    return _rt.parse_reply(
+        text,
+        AGENT_STEP_OUTPUT,
+        TYPES,
+        _rt.checker(validate_agent_step),
+        limits,
+    )
 
 
 __all__ = [
+    "AgentStepInput",
+    "AgentStepOutput",
     "Limits",
     "ParseResult",
     "ReplyError",
+    "SubTask",
     "ValidationError",
-    'parse_agent_step',
-    'validate_agent_step',
-    'validate_agent_step_input',
+    "parse_agent_step",
+    "validate_agent_step",
+    "validate_agent_step_input",
 ]

@@ -2,209 +2,378 @@
 """Validators and reply parsers for the signatures of extraction.sig.
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
-normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
-`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
+normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
+`parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
+(`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
+limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from . import _runtime as _rt
-from ._runtime import Limits, ParseResult, ReplyError, ValidationError
+from ._runtime import (
+    Enum,
+    Field,
+    Float,
+    Int,
+    Limits,
+    List,
+    Map,
+    Nullable,
+    ParseResult,
+    ReplyError,
+    Str,
+    ValidationError,
+)
 
-TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
+    from ._runtime import Descriptor
+
+
+class _ExtractProductsOutputProductsItemRequired(TypedDict):
+    name: str
+    tags: list[str]
+
+
+class ExtractProductsOutputProductsItem(
+    _ExtractProductsOutputProductsItemRequired,
+    total=False,
+):
+    price: float | None
+
+
+class ExtractProductsOutput(TypedDict):
+    products: list[ExtractProductsOutputProductsItem]
+    main_topic: str
+
+
+class ExtractProductsInput(TypedDict):
+    article: str
+
+
+class ReadInvoiceOutputLineItemsItem(TypedDict):
+    description: str
+    quantity: int
+    unit_price: float
+    total: float
+
+
+class _ReadInvoiceOutputRequired(TypedDict):
+    invoice_number: str
+    issue_date: str
+    currency: Literal["USD", "EUR", "GBP"]
+    line_items: list[ReadInvoiceOutputLineItemsItem]
+    total: float
+
+
+class ReadInvoiceOutput(_ReadInvoiceOutputRequired, total=False):
+    due_date: str | None
+
+
+class ReadInvoiceInput(TypedDict):
+    document: str
+
+
+# The runtime's descriptors: what the runtime's validator and the reply parser check.
+# Named types this module's signatures use:
+TYPES: dict[str, Descriptor] = {}
+
+# Generated checks. Each stops at the first failed check and raises `ValidationError`
+# holding the value: the runtime's validator names every error only when `.errors` is read.
+# What the checks cannot settle alone (absent or extra keys, defaults to fill in, coercion,
+# general unions, @clamp, @fallback) goes to `_slow`, the runtime's validator.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. The checks hold the default limits; others are the
+# runtime's to apply.
 _MISS: Any = object()
-_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
-_BAD: Any = object()  # a named type's function: "invalid"
+_SLOW: Any = object()  # a named type's check: "the runtime's to decide"
+_BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
-# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
-# a call costs a third of the checks. It stops at the first failed check and raises
-# `ValidationError` holding the value: the runtime's validator names every error only when
-# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
-
-# Named types this module's signatures use, as runtime descriptors.
-_TYPES: dict[str, Any] = {}
-_P16 = re.compile("^[A-Z0-9-]+$")
-_E17 = frozenset(('USD', 'EUR', 'GBP'))
+INVOICE_NUMBER_PATTERN = re.compile("^[A-Z0-9-]+$")
+CURRENCY_VALUES = frozenset({"USD", "EUR", "GBP"})
 
 
-_OUT_extract_products: Any = ('map', (('products', 'products', ('list', ('map', (('name', 'name', ('str',), True, False, None, False, ()), ('price', 'price', ('opt', ('float',)), False, False, None, False, (('minimum', 0),)), ('tags', 'tags', ('list', ('str',)), False, True, [], False, (('maxItems', 10),))), False)), True, False, None, False, ()), ('main_topic', 'main_topic', ('str',), True, False, None, False, ())), False)
-_IN_extract_products: Any = ('map', (('article', 'article', ('str',), True, False, None, False, ()),), True)
+# `extract_products` returns {products [{name :string, price :float? @min(0), tags
+# [:string] = [] @max_items(10)}], main_topic :string}
+EXTRACT_PRODUCTS_OUTPUT = Map(
+    (
+        Field(
+            "products",
+            List(
+                Map(
+                    (
+                        Field("name", Str()),
+                        Field("price", Nullable(Float()), required=False, minimum=0),
+                        Field(
+                            "tags",
+                            List(Str()),
+                            required=False,
+                            default=[],
+                            max_items=10,
+                        ),
+                    ),
+                ),
+            ),
+        ),
+        Field("main_topic", Str()),
+    ),
+)
+EXTRACT_PRODUCTS_INPUT = Map((Field("article", Str()),), open=True)
 
 
 def validate_extract_products(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
+    value: Any,
+    _slow: Callable[..., ExtractProductsOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> ExtractProductsOutput:
     """The output of `extract_products`, normalised; ValidationError lists every error."""
     if limits is not None:
-        return _rt.validate(_OUT_extract_products, value, _TYPES, limits)
-    if type(value) is not dict:
-        raise ValidationError(_OUT_extract_products, value, _TYPES)
+        return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES, limits)
+    # The value itself is the result, once the checks below pass.
+    result: ExtractProductsOutput = value
+    if dict is not type(value):
+        raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
     if len(value) != 2:
-        return _slow(_OUT_extract_products, value, _TYPES)
+        return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
     try:
-        f1 = value['products']
-        f2 = value['main_topic']
+        products = value["products"]
+        main_topic = value["main_topic"]
     except KeyError:
-        return _slow(_OUT_extract_products, value, _TYPES)
-    if type(f1) is not list:
-        raise ValidationError(_OUT_extract_products, value, _TYPES)
-    for e3 in f1:
-        if type(e3) is not dict:
-            raise ValidationError(_OUT_extract_products, value, _TYPES)
-        m7: Any = e3
-        if len(e3) != 3:
-            m7 = {'name': _MISS, 'price': None, 'tags': [], **e3}
-            if len(m7) != 3 or m7['name'] is _MISS:  # missing, extra, folded or ambiguous keys
-                return _slow(_OUT_extract_products, value, _TYPES)
+        return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+    if list is not type(products):
+        raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+    for products_item in products:
+        if dict is not type(products_item):
+            raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        products_item_filled: Any = products_item
+        if len(products_item) != 3:
+            products_item_filled = {
+                "name": _MISS,
+                "price": None,
+                "tags": [],
+                **products_item,
+            }
+            # missing, extra, folded or ambiguous keys
+            if len(products_item_filled) != 3 or products_item_filled["name"] is _MISS:
+                return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
         try:
-            f4 = m7['name']
-            f5 = m7['price']
-            f6 = m7['tags']
+            name = products_item_filled["name"]
+            price = products_item_filled["price"]
+            tags = products_item_filled["tags"]
         except KeyError:
-            return _slow(_OUT_extract_products, value, _TYPES)
-        if type(f4) is not str:
-            raise ValidationError(_OUT_extract_products, value, _TYPES)
-        if f5 is not None:
-            if type(f5) is not float and type(f5) is not int:
-                raise ValidationError(_OUT_extract_products, value, _TYPES)
-            if f5 - f5 != 0.0:
-                raise ValidationError(_OUT_extract_products, value, _TYPES)
-            if not f5 >= 0.0:
-                raise ValidationError(_OUT_extract_products, value, _TYPES)
-        if type(f6) is not list:
-            raise ValidationError(_OUT_extract_products, value, _TYPES)
-        for e8 in f6:
-            if type(e8) is not str:
-                raise ValidationError(_OUT_extract_products, value, _TYPES)
-        if len(f6) > 10:
-            raise ValidationError(_OUT_extract_products, value, _TYPES)
-        if m7 is not e3 and len(e3) + ('price' not in e3) != 3:
-            return _slow(_OUT_extract_products, value, _TYPES)
-    if type(f2) is not str:
-        raise ValidationError(_OUT_extract_products, value, _TYPES)
-    return value
+            return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        if type(name) is not str:
+            raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        if price is not None:
+            if type(price) is not float and type(price) is not int:
+                raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+            if price - price != 0.0:
+                raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+            if not price >= 0.0:
+                raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        if list is not type(tags):
+            raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        for tags_item in tags:
+            if type(tags_item) is not str:
+                raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        if len(tags) > 10:
+            raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+        if (
+            products_item_filled is not products_item
+            and len(products_item) + ("price" not in products_item) != 3
+        ):
+            return _slow(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+    if type(main_topic) is not str:
+        raise ValidationError(EXTRACT_PRODUCTS_OUTPUT, value, TYPES)
+    return result
 
 
-def validate_extract_products_input(value: Any, limits: Limits | None = None) -> Any:
+def validate_extract_products_input(
+    value: Any,
+    limits: Limits | None = None,
+) -> ExtractProductsInput:
     """The params of `extract_products` (an open map), normalised."""
-    return _rt.validate(_IN_extract_products, value, _TYPES, limits)
+    result: ExtractProductsInput = _rt.validate(
+        EXTRACT_PRODUCTS_INPUT,
+        value,
+        TYPES,
+        limits,
+    )
+    return result
 
 
 def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `extract_products` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_extract_products, _TYPES, _check_extract_products, limits)
+    return _rt.parse_reply(
+        text,
+        EXTRACT_PRODUCTS_OUTPUT,
+        TYPES,
+        _rt.checker(validate_extract_products),
+        limits,
+    )
 
 
-_check_extract_products = _rt.checker(validate_extract_products)
-
-
-_OUT_read_invoice: Any = ('map', (('invoice_number', 'invoice_number', ('str',), True, False, None, False, (('pattern', '^[A-Z0-9-]+$'),)), ('issue_date', 'issue_date', ('str',), True, False, None, False, ()), ('currency', 'currency', ('enum', ('USD', 'EUR', 'GBP')), True, False, None, False, ()), ('line_items', 'line_items', ('list', ('map', (('description', 'description', ('str',), True, False, None, False, ()), ('quantity', 'quantity', ('int',), True, False, None, False, (('minimum', 1),)), ('unit_price', 'unit_price', ('float',), True, False, None, False, ()), ('total', 'total', ('float',), True, False, None, False, ())), False)), True, False, None, False, (('minItems', 1),)), ('due_date', 'due_date', ('opt', ('str',)), False, False, None, False, ()), ('total', 'total', ('float',), True, False, None, False, ())), False)
-_IN_read_invoice: Any = ('map', (('document', 'document', ('str',), True, False, None, False, ()),), True)
+# `read_invoice` returns {invoice_number :string @pattern("^[A-Z0-9-]+$"), issue_date
+# :string @format("date"), currency "USD" | "EUR" | "GBP", line_items [{description
+# :string, quantity :int @min(1), unit_price :float, total :float}] @min_items(1),
+# due_date :string? @format("date"), total :float}
+READ_INVOICE_OUTPUT = Map(
+    (
+        Field("invoice_number", Str(), pattern="^[A-Z0-9-]+$"),
+        Field("issue_date", Str()),
+        Field("currency", Enum(("USD", "EUR", "GBP"))),
+        Field(
+            "line_items",
+            List(
+                Map(
+                    (
+                        Field("description", Str()),
+                        Field("quantity", Int(), minimum=1),
+                        Field("unit_price", Float()),
+                        Field("total", Float()),
+                    ),
+                ),
+            ),
+            min_items=1,
+        ),
+        Field("due_date", Nullable(Str()), required=False),
+        Field("total", Float()),
+    ),
+)
+READ_INVOICE_INPUT = Map((Field("document", Str()),), open=True)
 
 
 def validate_read_invoice(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
+    value: Any,
+    _slow: Callable[..., ReadInvoiceOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> ReadInvoiceOutput:
     """The output of `read_invoice`, normalised; ValidationError lists every error."""
     if limits is not None:
-        return _rt.validate(_OUT_read_invoice, value, _TYPES, limits)
-    if type(value) is not dict:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    m15: Any = value
+        return _slow(READ_INVOICE_OUTPUT, value, TYPES, limits)
+    if dict is not type(value):
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    filled: Any = value
     if len(value) != 6:
-        m15 = {'invoice_number': _MISS, 'issue_date': _MISS, 'currency': _MISS, 'line_items': _MISS, 'due_date': None, 'total': _MISS, **value}
-        if len(m15) != 6 or m15['invoice_number'] is _MISS or m15['issue_date'] is _MISS or m15['currency'] is _MISS or m15['line_items'] is _MISS or m15['total'] is _MISS:  # missing, extra, folded or ambiguous keys
-            return _slow(_OUT_read_invoice, value, _TYPES)
+        filled = {
+            "invoice_number": _MISS,
+            "issue_date": _MISS,
+            "currency": _MISS,
+            "line_items": _MISS,
+            "due_date": None,
+            "total": _MISS,
+            **value,
+        }
+        # missing, extra, folded or ambiguous keys
+        if (
+            len(filled) != 6
+            or filled["invoice_number"] is _MISS
+            or filled["issue_date"] is _MISS
+            or filled["currency"] is _MISS
+            or filled["line_items"] is _MISS
+            or filled["total"] is _MISS
+        ):
+            return _slow(READ_INVOICE_OUTPUT, value, TYPES)
     try:
-        f9 = m15['invoice_number']
-        f10 = m15['issue_date']
-        f11 = m15['currency']
-        f12 = m15['line_items']
-        f13 = m15['due_date']
-        f14 = m15['total']
+        invoice_number = filled["invoice_number"]
+        issue_date = filled["issue_date"]
+        currency = filled["currency"]
+        line_items = filled["line_items"]
+        due_date = filled["due_date"]
+        total = filled["total"]
     except KeyError:
-        return _slow(_OUT_read_invoice, value, _TYPES)
-    if type(f9) is not str:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if _P16.search(f9) is None:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if type(f10) is not str:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if type(f11) is not str or f11 not in _E17:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if type(f12) is not list:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    for e18 in f12:
-        if type(e18) is not dict:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if len(e18) != 4:
-            return _slow(_OUT_read_invoice, value, _TYPES)
+        return _slow(READ_INVOICE_OUTPUT, value, TYPES)
+    if type(invoice_number) is not str:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if INVOICE_NUMBER_PATTERN.search(invoice_number) is None:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if type(issue_date) is not str:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if type(currency) is not str or currency not in CURRENCY_VALUES:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if list is not type(line_items):
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    for line_items_item in line_items:
+        if dict is not type(line_items_item):
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if len(line_items_item) != 4:
+            return _slow(READ_INVOICE_OUTPUT, value, TYPES)
         try:
-            f19 = e18['description']
-            f20 = e18['quantity']
-            f21 = e18['unit_price']
-            f22 = e18['total']
+            description = line_items_item["description"]
+            quantity = line_items_item["quantity"]
+            unit_price = line_items_item["unit_price"]
+            total_2 = line_items_item["total"]
         except KeyError:
-            return _slow(_OUT_read_invoice, value, _TYPES)
-        if type(f19) is not str:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if type(f20) is not int:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if not f20 >= 1:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if type(f21) is not float and type(f21) is not int:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if f21 - f21 != 0.0:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if type(f22) is not float and type(f22) is not int:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-        if f22 - f22 != 0.0:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if len(f12) < 1:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if f13 is not None:
-        if type(f13) is not str:
-            raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if type(f14) is not float and type(f14) is not int:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if f14 - f14 != 0.0:
-        raise ValidationError(_OUT_read_invoice, value, _TYPES)
-    if m15 is not value:
-        m15 = value  # nothing filled in
-    return m15
+            return _slow(READ_INVOICE_OUTPUT, value, TYPES)
+        if type(description) is not str:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if type(quantity) is not int:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if not quantity >= 1:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if type(unit_price) is not float and type(unit_price) is not int:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if unit_price - unit_price != 0.0:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if type(total_2) is not float and type(total_2) is not int:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if total_2 - total_2 != 0.0:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if len(line_items) < 1:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if due_date is not None and type(due_date) is not str:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if type(total) is not float and type(total) is not int:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if total - total != 0.0:
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if filled is not value:
+        filled = value  # nothing filled in
+    result: ReadInvoiceOutput = filled
+    return result
 
 
-def validate_read_invoice_input(value: Any, limits: Limits | None = None) -> Any:
+def validate_read_invoice_input(
+    value: Any,
+    limits: Limits | None = None,
+) -> ReadInvoiceInput:
     """The params of `read_invoice` (an open map), normalised."""
-    return _rt.validate(_IN_read_invoice, value, _TYPES, limits)
+    result: ReadInvoiceInput = _rt.validate(READ_INVOICE_INPUT, value, TYPES, limits)
+    return result
 
 
 def parse_read_invoice(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `read_invoice` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_read_invoice, _TYPES, _check_read_invoice, limits)
-
-
-_check_read_invoice = _rt.checker(validate_read_invoice)
+    return _rt.parse_reply(
+        text,
+        READ_INVOICE_OUTPUT,
+        TYPES,
+        _rt.checker(validate_read_invoice),
+        limits,
+    )
 
 
 __all__ = [
+    "ExtractProductsInput",
+    "ExtractProductsOutput",
     "Limits",
     "ParseResult",
+    "ReadInvoiceInput",
+    "ReadInvoiceOutput",
     "ReplyError",
     "ValidationError",
-    'parse_extract_products',
-    'parse_read_invoice',
-    'validate_extract_products',
-    'validate_extract_products_input',
-    'validate_read_invoice',
-    'validate_read_invoice_input',
+    "parse_extract_products",
+    "parse_read_invoice",
+    "validate_extract_products",
+    "validate_extract_products_input",
+    "validate_read_invoice",
+    "validate_read_invoice_input",
 ]

@@ -2,157 +2,245 @@
 """Validators and reply parsers for the signatures of research.sig.
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
-normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
-`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
+normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
+`parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
+(`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
+limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from . import _runtime as _rt
-from ._runtime import Limits, ParseResult, ReplyError, ValidationError
+from ._runtime import (
+    Field,
+    Float,
+    Limits,
+    List,
+    Map,
+    ParseResult,
+    Ref,
+    ReplyError,
+    Str,
+    ValidationError,
+)
 
-TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
+    from ._runtime import Descriptor
+
+
+class Source(TypedDict):
+    title: str
+    url: str
+
+
+class RankResultsOutputItem(TypedDict):
+    title: str
+    url: str
+    score: float
+
+
+RankResultsOutput: TypeAlias = list[RankResultsOutputItem]
+
+
+class RankResultsInput(TypedDict):
+    query: str
+    results: list[Source]
+
+
+class ResearchOutput(TypedDict):
+    summary: str
+    sources: list[Source]
+
+
+class ResearchInput(TypedDict):
+    topic: str
+
+
+# The runtime's descriptors: what the runtime's validator and the reply parser check.
+# Named types this module's signatures use:
+TYPES: dict[str, Descriptor] = {
+    "Source": Map((Field("title", Str()), Field("url", Str()))),
+}
+
+# Generated checks. Each stops at the first failed check and raises `ValidationError`
+# holding the value: the runtime's validator names every error only when `.errors` is read.
+# What the checks cannot settle alone (absent or extra keys, defaults to fill in, coercion,
+# general unions, @clamp, @fallback) goes to `_slow`, the runtime's validator.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. The checks hold the default limits; others are the
+# runtime's to apply.
 _MISS: Any = object()
-_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
-_BAD: Any = object()  # a named type's function: "invalid"
+_SLOW: Any = object()  # a named type's check: "the runtime's to decide"
+_BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
-# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
-# a call costs a third of the checks. It stops at the first failed check and raises
-# `ValidationError` holding the value: the runtime's validator names every error only when
-# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
-# Named types this module's signatures use, as runtime descriptors.
-_TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ())), False)}
-
-
-def _fast_t1(x: Any) -> Any:
-    if type(x) is not dict:
+def _check_source(value: Any) -> Any:
+    """The checks of `Source`."""
+    if dict is not type(value):
         return _BAD
-    if len(x) != 2:
+    if len(value) != 2:
         return _SLOW
     try:
-        f9 = x['title']
-        f10 = x['url']
+        title = value["title"]
+        url = value["url"]
     except KeyError:
         return _SLOW
-    if type(f9) is not str:
+    if type(title) is not str:
         return _BAD
-    if type(f10) is not str:
+    if type(url) is not str:
         return _BAD
-    return x
-
-
-_OUT_rank_results: Any = ('list', ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, (('clamp', (0, 1)),))), False))
-_IN_rank_results: Any = ('map', (('query', 'query', ('str',), True, False, None, False, ()), ('results', 'results', ('list', ('ref', 'Source')), True, False, None, False, ())), True)
-
-
-def validate_rank_results(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
-    """The output of `rank_results`, normalised; ValidationError lists every error."""
-    if limits is not None:
-        return _rt.validate(_OUT_rank_results, value, _TYPES, limits)
-    if type(value) is not list:
-        raise ValidationError(_OUT_rank_results, value, _TYPES)
-    for e1 in value:
-        if type(e1) is not dict:
-            raise ValidationError(_OUT_rank_results, value, _TYPES)
-        if len(e1) != 3:
-            return _slow(_OUT_rank_results, value, _TYPES)
-        try:
-            f2 = e1['title']
-            f3 = e1['url']
-            f4 = e1['score']
-        except KeyError:
-            return _slow(_OUT_rank_results, value, _TYPES)
-        if type(f2) is not str:
-            raise ValidationError(_OUT_rank_results, value, _TYPES)
-        if type(f3) is not str:
-            raise ValidationError(_OUT_rank_results, value, _TYPES)
-        if type(f4) is not float and type(f4) is not int:
-            raise ValidationError(_OUT_rank_results, value, _TYPES)
-        if not f4 >= 0.0 or not f4 <= 1.0:
-            return _slow(_OUT_rank_results, value, _TYPES)
     return value
 
 
-def validate_rank_results_input(value: Any, limits: Limits | None = None) -> Any:
+# `rank_results` returns [{title :string, url :string, score :float @clamp(0, 1)}]
+RANK_RESULTS_OUTPUT = List(
+    Map(
+        (
+            Field("title", Str()),
+            Field("url", Str()),
+            Field("score", Float(), clamp=(0, 1)),
+        ),
+    ),
+)
+RANK_RESULTS_INPUT = Map(
+    (Field("query", Str()), Field("results", List(Ref("Source")))),
+    open=True,
+)
+
+
+def validate_rank_results(
+    value: Any,
+    _slow: Callable[..., RankResultsOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> RankResultsOutput:
+    """The output of `rank_results`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _slow(RANK_RESULTS_OUTPUT, value, TYPES, limits)
+    # The value itself is the result, once the checks below pass.
+    result: RankResultsOutput = value
+    if list is not type(value):
+        raise ValidationError(RANK_RESULTS_OUTPUT, value, TYPES)
+    for item in value:
+        if dict is not type(item):
+            raise ValidationError(RANK_RESULTS_OUTPUT, value, TYPES)
+        if len(item) != 3:
+            return _slow(RANK_RESULTS_OUTPUT, value, TYPES)
+        try:
+            title = item["title"]
+            url = item["url"]
+            score = item["score"]
+        except KeyError:
+            return _slow(RANK_RESULTS_OUTPUT, value, TYPES)
+        if type(title) is not str:
+            raise ValidationError(RANK_RESULTS_OUTPUT, value, TYPES)
+        if type(url) is not str:
+            raise ValidationError(RANK_RESULTS_OUTPUT, value, TYPES)
+        if type(score) is not float and type(score) is not int:
+            raise ValidationError(RANK_RESULTS_OUTPUT, value, TYPES)
+        if not score >= 0.0 or not score <= 1.0:
+            return _slow(RANK_RESULTS_OUTPUT, value, TYPES)
+    return result
+
+
+def validate_rank_results_input(
+    value: Any,
+    limits: Limits | None = None,
+) -> RankResultsInput:
     """The params of `rank_results` (an open map), normalised."""
-    return _rt.validate(_IN_rank_results, value, _TYPES, limits)
+    result: RankResultsInput = _rt.validate(RANK_RESULTS_INPUT, value, TYPES, limits)
+    return result
 
 
 def parse_rank_results(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `rank_results` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_rank_results, _TYPES, _check_rank_results, limits)
+    return _rt.parse_reply(
+        text,
+        RANK_RESULTS_OUTPUT,
+        TYPES,
+        _rt.checker(validate_rank_results),
+        limits,
+    )
 
 
-_check_rank_results = _rt.checker(validate_rank_results)
-
-
-_OUT_research: Any = ('map', (('summary', 'summary', ('str',), True, False, None, False, ()), ('sources', 'sources', ('list', ('ref', 'Source')), True, False, None, False, (('maxItems', 20),))), False)
-_IN_research: Any = ('map', (('topic', 'topic', ('str',), True, False, None, False, ()),), True)
+# `research` returns {summary :string, sources [Source] @max_items(20)}
+RESEARCH_OUTPUT = Map(
+    (Field("summary", Str()), Field("sources", List(Ref("Source")), max_items=20)),
+)
+RESEARCH_INPUT = Map((Field("topic", Str()),), open=True)
 
 
 def validate_research(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
+    value: Any,
+    _slow: Callable[..., ResearchOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> ResearchOutput:
     """The output of `research`, normalised; ValidationError lists every error."""
     if limits is not None:
-        return _rt.validate(_OUT_research, value, _TYPES, limits)
-    if type(value) is not dict:
-        raise ValidationError(_OUT_research, value, _TYPES)
+        return _slow(RESEARCH_OUTPUT, value, TYPES, limits)
+    # The value itself is the result, once the checks below pass.
+    result: ResearchOutput = value
+    if dict is not type(value):
+        raise ValidationError(RESEARCH_OUTPUT, value, TYPES)
     if len(value) != 2:
-        return _slow(_OUT_research, value, _TYPES)
+        return _slow(RESEARCH_OUTPUT, value, TYPES)
     try:
-        f5 = value['summary']
-        f6 = value['sources']
+        summary = value["summary"]
+        sources = value["sources"]
     except KeyError:
-        return _slow(_OUT_research, value, _TYPES)
-    if type(f5) is not str:
-        raise ValidationError(_OUT_research, value, _TYPES)
-    if type(f6) is not list:
-        raise ValidationError(_OUT_research, value, _TYPES)
-    for e7 in f6:
-        r8 = _fast_t1(e7)
-        if r8 is _BAD:
-            raise ValidationError(_OUT_research, value, _TYPES)
-        if r8 is not e7:
-            return _slow(_OUT_research, value, _TYPES)
-    if len(f6) > 20:
-        raise ValidationError(_OUT_research, value, _TYPES)
-    return value
+        return _slow(RESEARCH_OUTPUT, value, TYPES)
+    if type(summary) is not str:
+        raise ValidationError(RESEARCH_OUTPUT, value, TYPES)
+    if list is not type(sources):
+        raise ValidationError(RESEARCH_OUTPUT, value, TYPES)
+    for sources_item in sources:
+        sources_item_checked = _check_source(sources_item)
+        if sources_item_checked is _BAD:
+            raise ValidationError(RESEARCH_OUTPUT, value, TYPES)
+        if sources_item_checked is not sources_item:
+            return _slow(RESEARCH_OUTPUT, value, TYPES)
+    if len(sources) > 20:
+        raise ValidationError(RESEARCH_OUTPUT, value, TYPES)
+    return result
 
 
-def validate_research_input(value: Any, limits: Limits | None = None) -> Any:
+def validate_research_input(value: Any, limits: Limits | None = None) -> ResearchInput:
     """The params of `research` (an open map), normalised."""
-    return _rt.validate(_IN_research, value, _TYPES, limits)
+    result: ResearchInput = _rt.validate(RESEARCH_INPUT, value, TYPES, limits)
+    return result
 
 
 def parse_research(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `research` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_research, _TYPES, _check_research, limits)
-
-
-_check_research = _rt.checker(validate_research)
+    return _rt.parse_reply(
+        text,
+        RESEARCH_OUTPUT,
+        TYPES,
+        _rt.checker(validate_research),
+        limits,
+    )
 
 
 __all__ = [
     "Limits",
     "ParseResult",
+    "RankResultsInput",
+    "RankResultsOutput",
     "ReplyError",
+    "ResearchInput",
+    "ResearchOutput",
+    "Source",
     "ValidationError",
-    'parse_rank_results',
-    'parse_research',
-    'validate_rank_results',
-    'validate_rank_results_input',
-    'validate_research',
-    'validate_research_input',
+    "parse_rank_results",
+    "parse_research",
+    "validate_rank_results",
+    "validate_rank_results_input",
+    "validate_research",
+    "validate_research_input",
 ]

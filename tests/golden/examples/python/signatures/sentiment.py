@@ -2,160 +2,264 @@
 """Validators and reply parsers for the signatures of sentiment.sig.
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
-normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
-`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
+normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
+`parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
+(`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
+limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 from . import _runtime as _rt
-from ._runtime import Limits, ParseResult, ReplyError, ValidationError
+from ._runtime import (
+    Const,
+    Enum,
+    Field,
+    Float,
+    Limits,
+    Map,
+    Nullable,
+    ParseResult,
+    Ref,
+    ReplyError,
+    Str,
+    Union,
+    ValidationError,
+)
 
-TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
+    from ._runtime import Descriptor
+
+
+Sentiment: TypeAlias = Literal["positive", "negative", "neutral"]
+
+
+Priority: TypeAlias = Literal[1, 2, 3, 4, 5]
+
+
+class ClassifyOutput(TypedDict):
+    sentiment: Sentiment
+    score: float
+
+
+class ClassifyInput(TypedDict):
+    text: str
+
+
+class _ActOnSentimentOutputRequired(TypedDict):
+    action: Literal["thank", "escalate", "ignore"]
+    priority: Priority
+
+
+class ActOnSentimentOutput(_ActOnSentimentOutputRequired, total=False):
+    note: str | None
+
+
+class ActOnSentimentInput(TypedDict):
+    sentiment: Sentiment
+    score: float
+
+
+# The runtime's descriptors: what the runtime's validator and the reply parser check.
+# Named types this module's signatures use:
+TYPES: dict[str, Descriptor] = {
+    "Sentiment": Enum(("positive", "negative", "neutral")),
+    "Priority": Union((Const(1), Const(2), Const(3), Const(4), Const(5))),
+}
+
+# Generated checks. Each stops at the first failed check and raises `ValidationError`
+# holding the value: the runtime's validator names every error only when `.errors` is read.
+# What the checks cannot settle alone (absent or extra keys, defaults to fill in, coercion,
+# general unions, @clamp, @fallback) goes to `_slow`, the runtime's validator.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. The checks hold the default limits; others are the
+# runtime's to apply.
 _MISS: Any = object()
-_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
-_BAD: Any = object()  # a named type's function: "invalid"
+_SLOW: Any = object()  # a named type's check: "the runtime's to decide"
+_BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
-# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
-# a call costs a third of the checks. It stops at the first failed check and raises
-# `ValidationError` holding the value: the runtime's validator names every error only when
-# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
-
-# Named types this module's signatures use, as runtime descriptors.
-_TYPES: dict[str, Any] = {'Sentiment': ('enum', ('positive', 'negative', 'neutral')), 'Priority': ('union', (('lit', 1), ('lit', 2), ('lit', 3), ('lit', 4), ('lit', 5)))}
-_E4 = frozenset(('positive', 'negative', 'neutral'))
-_E9 = frozenset(('thank', 'escalate', 'ignore'))
-_E11 = frozenset((1, 2, 3, 4, 5))
+SENTIMENT_VALUES = frozenset({"positive", "negative", "neutral"})
+ACTION_VALUES = frozenset({"thank", "escalate", "ignore"})
+PRIORITY_VALUES = frozenset({1, 2, 3, 4, 5})
 
 
-def _fast_t1(x: Any) -> Any:
-    if type(x) is not str or x not in _E4:
+def _check_sentiment(value: Any) -> Any:
+    """The checks of `Sentiment`."""
+    if type(value) is not str or value not in SENTIMENT_VALUES:
         return _BAD
-    return x
-
-
-def _fast_t2(x: Any) -> Any:
-    if type(x) is not int or x not in _E11:
-        return _BAD
-    return x
-
-
-_OUT_classify: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, (('minimum', 0), ('maximum', 1)))), False)
-_IN_classify: Any = ('map', (('text', 'text', ('str',), True, False, None, False, (('minLength', 1),)),), True)
-
-
-def validate_classify(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
-    """The output of `classify`, normalised; ValidationError lists every error."""
-    if limits is not None:
-        return _rt.validate(_OUT_classify, value, _TYPES, limits)
-    if type(value) is not dict:
-        raise ValidationError(_OUT_classify, value, _TYPES)
-    if len(value) != 2:
-        return _slow(_OUT_classify, value, _TYPES)
-    try:
-        f1 = value['sentiment']
-        f2 = value['score']
-    except KeyError:
-        return _slow(_OUT_classify, value, _TYPES)
-    r3 = _fast_t1(f1)
-    if r3 is _BAD:
-        raise ValidationError(_OUT_classify, value, _TYPES)
-    if r3 is not f1:  # a nested value normalised
-        return _slow(_OUT_classify, value, _TYPES)
-    if type(f2) is not float and type(f2) is not int:
-        raise ValidationError(_OUT_classify, value, _TYPES)
-    if not f2 >= 0.0 or not f2 <= 1.0:
-        raise ValidationError(_OUT_classify, value, _TYPES)
     return value
 
 
-def validate_classify_input(value: Any, limits: Limits | None = None) -> Any:
+def _check_priority(value: Any) -> Any:
+    """The checks of `Priority`."""
+    if type(value) is not int or value not in PRIORITY_VALUES:
+        return _BAD
+    return value
+
+
+# `classify` returns {sentiment Sentiment, score :float @min(0) @max(1)}
+CLASSIFY_OUTPUT = Map(
+    (
+        Field("sentiment", Ref("Sentiment")),
+        Field("score", Float(), minimum=0, maximum=1),
+    ),
+)
+CLASSIFY_INPUT = Map((Field("text", Str(), min_length=1),), open=True)
+
+
+def validate_classify(
+    value: Any,
+    _slow: Callable[..., ClassifyOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> ClassifyOutput:
+    """The output of `classify`, normalised; ValidationError lists every error."""
+    if limits is not None:
+        return _slow(CLASSIFY_OUTPUT, value, TYPES, limits)
+    # The value itself is the result, once the checks below pass.
+    result: ClassifyOutput = value
+    if dict is not type(value):
+        raise ValidationError(CLASSIFY_OUTPUT, value, TYPES)
+    if len(value) != 2:
+        return _slow(CLASSIFY_OUTPUT, value, TYPES)
+    try:
+        sentiment = value["sentiment"]
+        score = value["score"]
+    except KeyError:
+        return _slow(CLASSIFY_OUTPUT, value, TYPES)
+    sentiment_checked = _check_sentiment(sentiment)
+    if sentiment_checked is _BAD:
+        raise ValidationError(CLASSIFY_OUTPUT, value, TYPES)
+    # a nested value normalised
+    if sentiment_checked is not sentiment:
+        return _slow(CLASSIFY_OUTPUT, value, TYPES)
+    if type(score) is not float and type(score) is not int:
+        raise ValidationError(CLASSIFY_OUTPUT, value, TYPES)
+    if not score >= 0.0 or not score <= 1.0:
+        raise ValidationError(CLASSIFY_OUTPUT, value, TYPES)
+    return result
+
+
+def validate_classify_input(value: Any, limits: Limits | None = None) -> ClassifyInput:
     """The params of `classify` (an open map), normalised."""
-    return _rt.validate(_IN_classify, value, _TYPES, limits)
+    result: ClassifyInput = _rt.validate(CLASSIFY_INPUT, value, TYPES, limits)
+    return result
 
 
 def parse_classify(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `classify` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_classify, _TYPES, _check_classify, limits)
+    return _rt.parse_reply(
+        text,
+        CLASSIFY_OUTPUT,
+        TYPES,
+        _rt.checker(validate_classify),
+        limits,
+    )
 
 
-_check_classify = _rt.checker(validate_classify)
-
-
-_OUT_act_on_sentiment: Any = ('map', (('action', 'action', ('enum', ('thank', 'escalate', 'ignore')), True, False, None, False, ()), ('priority', 'priority', ('ref', 'Priority'), False, True, 3, False, ()), ('note', 'note', ('opt', ('str',)), False, False, None, False, ())), False)
-_IN_act_on_sentiment: Any = ('map', (('sentiment', 'sentiment', ('ref', 'Sentiment'), True, False, None, False, ()), ('score', 'score', ('float',), True, False, None, False, ())), True)
+# `act_on_sentiment` returns {action "thank" | "escalate" | "ignore", priority Priority
+# = 3, note :string?}
+ACT_ON_SENTIMENT_OUTPUT = Map(
+    (
+        Field("action", Enum(("thank", "escalate", "ignore"))),
+        Field("priority", Ref("Priority"), required=False, default=3),
+        Field("note", Nullable(Str()), required=False),
+    ),
+)
+ACT_ON_SENTIMENT_INPUT = Map(
+    (Field("sentiment", Ref("Sentiment")), Field("score", Float())),
+    open=True,
+)
 
 
 def validate_act_on_sentiment(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
+    value: Any,
+    _slow: Callable[..., ActOnSentimentOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> ActOnSentimentOutput:
     """The output of `act_on_sentiment`, normalised; ValidationError lists every error."""
     if limits is not None:
-        return _rt.validate(_OUT_act_on_sentiment, value, _TYPES, limits)
-    if type(value) is not dict:
-        raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
-    m8: Any = value
+        return _slow(ACT_ON_SENTIMENT_OUTPUT, value, TYPES, limits)
+    if dict is not type(value):
+        raise ValidationError(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
+    filled: Any = value
     if len(value) != 3:
-        m8 = {'action': _MISS, 'priority': 3, 'note': None, **value}
-        if len(m8) != 3 or m8['action'] is _MISS:  # missing, extra, folded or ambiguous keys
-            return _slow(_OUT_act_on_sentiment, value, _TYPES)
+        filled = {"action": _MISS, "priority": 3, "note": None, **value}
+        # missing, extra, folded or ambiguous keys
+        if len(filled) != 3 or filled["action"] is _MISS:
+            return _slow(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
     try:
-        f5 = m8['action']
-        f6 = m8['priority']
-        f7 = m8['note']
+        action = filled["action"]
+        priority = filled["priority"]
+        note = filled["note"]
     except KeyError:
-        return _slow(_OUT_act_on_sentiment, value, _TYPES)
-    if type(f5) is not str or f5 not in _E9:
-        raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
-    r10 = _fast_t2(f6)
-    if r10 is _BAD:
-        raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
-    if r10 is not f6:  # a nested value normalised
-        return _slow(_OUT_act_on_sentiment, value, _TYPES)
-    if f7 is not None:
-        if type(f7) is not str:
-            raise ValidationError(_OUT_act_on_sentiment, value, _TYPES)
-    if m8 is not value:
-        if len(value) + ('note' not in value) == 3:
-            m8 = value  # nothing filled in
+        return _slow(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
+    if type(action) is not str or action not in ACTION_VALUES:
+        raise ValidationError(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
+    priority_checked = _check_priority(priority)
+    if priority_checked is _BAD:
+        raise ValidationError(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
+    # a nested value normalised
+    if priority_checked is not priority:
+        return _slow(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
+    if note is not None and type(note) is not str:
+        raise ValidationError(ACT_ON_SENTIMENT_OUTPUT, value, TYPES)
+    if filled is not value:
+        if len(value) + ("note" not in value) == 3:
+            filled = value  # nothing filled in
         else:
-            if 'note' not in value:
-                del m8['note']
-    return m8
+            if "note" not in value:
+                del filled["note"]
+    result: ActOnSentimentOutput = filled
+    return result
 
 
-def validate_act_on_sentiment_input(value: Any, limits: Limits | None = None) -> Any:
+def validate_act_on_sentiment_input(
+    value: Any,
+    limits: Limits | None = None,
+) -> ActOnSentimentInput:
     """The params of `act_on_sentiment` (an open map), normalised."""
-    return _rt.validate(_IN_act_on_sentiment, value, _TYPES, limits)
+    result: ActOnSentimentInput = _rt.validate(
+        ACT_ON_SENTIMENT_INPUT,
+        value,
+        TYPES,
+        limits,
+    )
+    return result
 
 
 def parse_act_on_sentiment(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `act_on_sentiment` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_act_on_sentiment, _TYPES, _check_act_on_sentiment, limits)
-
-
-_check_act_on_sentiment = _rt.checker(validate_act_on_sentiment)
+    return _rt.parse_reply(
+        text,
+        ACT_ON_SENTIMENT_OUTPUT,
+        TYPES,
+        _rt.checker(validate_act_on_sentiment),
+        limits,
+    )
 
 
 __all__ = [
+    "ActOnSentimentInput",
+    "ActOnSentimentOutput",
+    "ClassifyInput",
+    "ClassifyOutput",
     "Limits",
     "ParseResult",
+    "Priority",
     "ReplyError",
+    "Sentiment",
     "ValidationError",
-    'parse_act_on_sentiment',
-    'parse_classify',
-    'validate_act_on_sentiment',
-    'validate_act_on_sentiment_input',
-    'validate_classify',
-    'validate_classify_input',
+    "parse_act_on_sentiment",
+    "parse_classify",
+    "validate_act_on_sentiment",
+    "validate_act_on_sentiment_input",
+    "validate_classify",
+    "validate_classify_input",
 ]

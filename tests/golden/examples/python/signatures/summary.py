@@ -2,71 +2,120 @@
 """Validators and reply parsers for the signatures of summary.sig.
 
 For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)` return the
-normalised value or raise `ValidationError`; `parse_NAME(text)` finds the answer in a raw LLM
-reply and returns a `ParseResult` (`.value`, `.repairs`) or raises `ReplyError`. Each takes
-`limits=Limits(...)` to change the limits on reply size, nesting depth and tags.
+normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
+`parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
+(`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
+limits on reply size, nesting depth and tags.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from . import _runtime as _rt
-from ._runtime import Limits, ParseResult, ReplyError, ValidationError
+from ._runtime import (
+    Field,
+    Int,
+    Limits,
+    List,
+    Map,
+    ParseResult,
+    ReplyError,
+    Str,
+    ValidationError,
+)
 
-TYPE_CHECKING = False  # typing stays out of the import; mypy reads this block
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
 
+    from ._runtime import Descriptor
+
+
+SummarizeOutput: TypeAlias = str
+
+
+class SummarizeInput(TypedDict):
+    document: str
+    audience: str
+    max_words: int
+    focus: list[str]
+
+
+# The runtime's descriptors: what the runtime's validator and the reply parser check.
+# Named types this module's signatures use:
+TYPES: dict[str, Descriptor] = {}
+
+# Generated checks. Each stops at the first failed check and raises `ValidationError`
+# holding the value: the runtime's validator names every error only when `.errors` is read.
+# What the checks cannot settle alone (absent or extra keys, defaults to fill in, coercion,
+# general unions, @clamp, @fallback) goes to `_slow`, the runtime's validator.
+# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
+# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
+# a call costs a third of the checks. The checks hold the default limits; others are the
+# runtime's to apply.
 _MISS: Any = object()
-_SLOW: Any = object()  # a named type's function: "the runtime's to decide"
-_BAD: Any = object()  # a named type's function: "invalid"
+_SLOW: Any = object()  # a named type's check: "the runtime's to decide"
+_BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-# validate_NAME(value, _slow, limits): `_slow` is internal (the reply parser's hook). It and
-# `limits` are positional, not keyword-only: CPython specialises calls of such functions, and
-# a call costs a third of the checks. It stops at the first failed check and raises
-# `ValidationError` holding the value: the runtime's validator names every error only when
-# `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
-# Named types this module's signatures use, as runtime descriptors.
-_TYPES: dict[str, Any] = {}
-
-
-_OUT_summarize: Any = ('str',)
-_IN_summarize: Any = ('map', (('document', 'document', ('str',), True, False, None, False, ()), ('audience', 'audience', ('str',), False, True, 'a general reader', False, ()), ('max_words', 'max_words', ('int',), False, True, 150, False, (('minimum', 20),)), ('focus', 'focus', ('list', ('str',)), False, True, [], False, ())), True)
+# `summarize` returns :string
+SUMMARIZE_OUTPUT = Str()
+SUMMARIZE_INPUT = Map(
+    (
+        Field("document", Str()),
+        Field("audience", Str(), required=False, default="a general reader"),
+        Field("max_words", Int(), required=False, default=150, minimum=20),
+        Field("focus", List(Str()), required=False, default=[]),
+    ),
+    open=True,
+)
 
 
 def validate_summarize(
-    value: Any, _slow: Any = _rt.validate, limits: Limits | None = None
-) -> Any:
+    value: Any,
+    _slow: Callable[..., SummarizeOutput] = _rt.validate,
+    limits: Limits | None = None,
+) -> SummarizeOutput:
     """The output of `summarize`, normalised; ValidationError lists every error."""
     if limits is not None:
-        return _rt.validate(_OUT_summarize, value, _TYPES, limits)
+        return _slow(SUMMARIZE_OUTPUT, value, TYPES, limits)
+    # The value itself is the result, once the checks below pass.
+    result: SummarizeOutput = value
     if type(value) is not str:
-        raise ValidationError(_OUT_summarize, value, _TYPES)
-    return value
+        raise ValidationError(SUMMARIZE_OUTPUT, value, TYPES)
+    return result
 
 
-def validate_summarize_input(value: Any, limits: Limits | None = None) -> Any:
+def validate_summarize_input(
+    value: Any,
+    limits: Limits | None = None,
+) -> SummarizeInput:
     """The params of `summarize` (an open map), normalised."""
-    return _rt.validate(_IN_summarize, value, _TYPES, limits)
+    result: SummarizeInput = _rt.validate(SUMMARIZE_INPUT, value, TYPES, limits)
+    return result
 
 
 def parse_summarize(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `summarize` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(text, _OUT_summarize, _TYPES, _check_summarize, limits)
-
-
-_check_summarize = _rt.checker(validate_summarize)
+    return _rt.parse_reply(
+        text,
+        SUMMARIZE_OUTPUT,
+        TYPES,
+        _rt.checker(validate_summarize),
+        limits,
+    )
 
 
 __all__ = [
     "Limits",
     "ParseResult",
     "ReplyError",
+    "SummarizeInput",
+    "SummarizeOutput",
     "ValidationError",
-    'parse_summarize',
-    'validate_summarize',
-    'validate_summarize_input',
+    "parse_summarize",
+    "validate_summarize",
+    "validate_summarize_input",
 ]
