@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
+from sigspec.runtime.formats import CHECKS as FORMAT_CHECKS
 from sigspec.semantics import ir
 from sigspec.semantics.descriptors import constraints as constraint_pairs
 
@@ -458,6 +459,11 @@ class FastPaths:
             name = self.fresh("_P")
             self.constants.append(f"{name} = re.compile({_string_literal(str(bound))})")
             return f"{guards['text']}{name}.search({v}) is None"
-        if keyword == "format" and bound == "date-time":
-            return f"{guards['text']}not _is_datetime({v})"
+        if keyword == "format" and isinstance(bound, str) and bound in FORMAT_CHECKS:
+            # `_is_datetime` is the module's already (the `:datetime` primitive's check).
+            name = FORMAT_CHECKS[bound][0].__name__
+            line = f"_{name} = _rt.{name}"
+            if name != "is_datetime" and line not in self.constants:
+                self.constants.append(line)
+            return f"{guards['text']}not _{name}({v})"
         return None

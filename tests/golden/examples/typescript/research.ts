@@ -39,7 +39,7 @@ export type ResearchOutput = {
 
 // Named types these signatures use, and each signature's output and input, as runtime
 // descriptors: JSON text, decoded on first use.
-const $TYPES = $rt.lazy<$rt.Types>("{\"Source\":[\"map\",[[\"title\",\"title\",[\"str\"],true,false,null,false,[]],[\"url\",\"url\",[\"str\"],true,false,null,false,[]]],false]}", $rt.load);
+const $TYPES = $rt.lazy<$rt.Types>("{\"Source\":[\"map\",[[\"title\",\"title\",[\"str\"],true,false,null,false,[]],[\"url\",\"url\",[\"str\"],true,false,null,false,[[\"format\",\"uri\"]]]],false]}", $rt.load);
 const $OUT_rank_results = $rt.lazy<$rt.Descriptor>("[\"list\",[\"map\",[[\"title\",\"title\",[\"str\"],true,false,null,false,[]],[\"url\",\"url\",[\"str\"],true,false,null,false,[]],[\"score\",\"score\",[\"float\"],true,false,null,false,[[\"clamp\",[0,1]]]]],false]]", $rt.load);
 const $IN_rank_results = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"query\",\"query\",[\"str\"],true,false,null,false,[]],[\"results\",\"results\",[\"list\",[\"ref\",\"Source\"]],true,false,null,false,[]]],true]", $rt.load);
 const $OUT_research = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"summary\",\"summary\",[\"str\"],true,false,null,false,[]],[\"sources\",\"sources\",[\"list\",[\"ref\",\"Source\"]],true,false,null,false,[[\"maxItems\",20]]]],false]", $rt.load);

@@ -33,6 +33,7 @@ _finite = _rt.all_finite
 # Named types this module's signatures use, as runtime descriptors.
 _TYPES: dict[str, Any] = {}
 _P16 = re.compile("^[A-Z0-9-]+$")
+_is_date = _rt.is_date
 _E17 = frozenset(('USD', 'EUR', 'GBP'))
 
 
@@ -107,7 +108,7 @@ def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResu
 _check_extract_products = _rt.checker(validate_extract_products)
 
 
-_OUT_read_invoice: Any = ('map', (('invoice_number', 'invoice_number', ('str',), True, False, None, False, (('pattern', '^[A-Z0-9-]+$'),)), ('issue_date', 'issue_date', ('str',), True, False, None, False, ()), ('currency', 'currency', ('enum', ('USD', 'EUR', 'GBP')), True, False, None, False, ()), ('line_items', 'line_items', ('list', ('map', (('description', 'description', ('str',), True, False, None, False, ()), ('quantity', 'quantity', ('int',), True, False, None, False, (('minimum', 1),)), ('unit_price', 'unit_price', ('float',), True, False, None, False, ()), ('total', 'total', ('float',), True, False, None, False, ())), False)), True, False, None, False, (('minItems', 1),)), ('due_date', 'due_date', ('opt', ('str',)), False, False, None, False, ()), ('total', 'total', ('float',), True, False, None, False, ())), False)
+_OUT_read_invoice: Any = ('map', (('invoice_number', 'invoice_number', ('str',), True, False, None, False, (('pattern', '^[A-Z0-9-]+$'),)), ('issue_date', 'issue_date', ('str',), True, False, None, False, (('format', 'date'),)), ('currency', 'currency', ('enum', ('USD', 'EUR', 'GBP')), True, False, None, False, ()), ('line_items', 'line_items', ('list', ('map', (('description', 'description', ('str',), True, False, None, False, ()), ('quantity', 'quantity', ('int',), True, False, None, False, (('minimum', 1),)), ('unit_price', 'unit_price', ('float',), True, False, None, False, ()), ('total', 'total', ('float',), True, False, None, False, ())), False)), True, False, None, False, (('minItems', 1),)), ('due_date', 'due_date', ('opt', ('str',)), False, False, None, False, (('format', 'date'),)), ('total', 'total', ('float',), True, False, None, False, ())), False)
 _IN_read_invoice: Any = ('map', (('document', 'document', ('str',), True, False, None, False, ()),), True)
 
 
@@ -138,6 +139,8 @@ def validate_read_invoice(
     if _P16.search(f9) is None:
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if type(f10) is not str:
+        raise ValidationError(_OUT_read_invoice, value, _TYPES)
+    if not _is_date(f10):
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if type(f11) is not str or f11 not in _E17:
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
@@ -173,6 +176,8 @@ def validate_read_invoice(
         raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if f13 is not None:
         if type(f13) is not str:
+            raise ValidationError(_OUT_read_invoice, value, _TYPES)
+        if not _is_date(f13):
             raise ValidationError(_OUT_read_invoice, value, _TYPES)
     if type(f14) is not float and type(f14) is not int:
         raise ValidationError(_OUT_read_invoice, value, _TYPES)

@@ -30,7 +30,8 @@ _finite = _rt.all_finite
 # `.errors` is read. The checks hold the default limits; others are the runtime's to apply.
 
 # Named types this module's signatures use, as runtime descriptors.
-_TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, ())), False)}
+_TYPES: dict[str, Any] = {'Source': ('map', (('title', 'title', ('str',), True, False, None, False, ()), ('url', 'url', ('str',), True, False, None, False, (('format', 'uri'),))), False)}
+_is_uri = _rt.is_uri
 
 
 def _fast_t1(x: Any) -> Any:
@@ -46,6 +47,8 @@ def _fast_t1(x: Any) -> Any:
     if type(f9) is not str:
         return _BAD
     if type(f10) is not str:
+        return _BAD
+    if not _is_uri(f10):
         return _BAD
     return x
 
