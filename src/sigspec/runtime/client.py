@@ -106,10 +106,14 @@ class Spec:
     max_turns: int
     doc: str = ""
     fragments_json: str | None = None  # provider request fragments, by provider
-    descriptions: dict[str, str] = field(default_factory=dict)  # output field descriptions
+    descriptions: dict[str, str] = field(
+        default_factory=dict
+    )  # output field descriptions
     # With `shared`, schema_json and fragments_json are packed: see `Shared.inflate`.
     shared: Shared | None = None
-    module: str = ""  # its .sig file's generated modules: <module>.py, models/<module>.py
+    module: str = (
+        ""  # its .sig file's generated modules: <module>.py, models/<module>.py
+    )
     key: str = ""  # its generated validators' names: validate_<key>_input, parse_<key>
     model: str = ""  # its output model's class name
 
@@ -200,7 +204,9 @@ def read_reply(raw: Any) -> Reply:
     if isinstance(raw, str):
         return Reply(raw, [], {})
     if not isinstance(raw, Mapping):
-        raise CallbackError(f"the llm callback returned {type(raw).__name__}, not str or dict")
+        raise CallbackError(
+            f"the llm callback returned {type(raw).__name__}, not str or dict"
+        )
     content = raw.get("content")
     if content is not None and not isinstance(content, str):
         raise CallbackError("the llm callback's `content` must be a string or None")
@@ -235,7 +241,9 @@ def describe_inputs(descriptions: Mapping[str, str]) -> str:
     return "\n\nWhat the input fields mean:\n" + "\n".join(lines) if lines else ""
 
 
-def _first_request(spec: Spec, values: Mapping[str, Any], described: Mapping[str, str]) -> Request:
+def _first_request(
+    spec: Spec, values: Mapping[str, Any], described: Mapping[str, str]
+) -> Request:
     user = render_template(spec.user, values) + describe_inputs(described)
     return {
         "signature": spec.name,
@@ -286,7 +294,9 @@ def run_json(
     if limits is not None:
         parse = _with_limits(parse, limits)
     if structured not in ("prompt", "tool"):
-        raise ValueError(f'structured must be "prompt" or "tool", not {shown(structured)}')
+        raise ValueError(
+            f'structured must be "prompt" or "tool", not {shown(structured)}'
+        )
     budget = spec.max_turns if max_turns is None else max_turns
     if budget < 1:
         raise ValueError("max_turns must be at least 1")
@@ -322,7 +332,9 @@ def run_json(
             continue
         turns.append(Turn(request, reply, [], repairs))
         return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
-    failed: Step[None] = Step(None, tuple(turns), usage, Failure("no valid answer", errors))
+    failed: Step[None] = Step(
+        None, tuple(turns), usage, Failure("no valid answer", errors)
+    )
     raise JsonEnforcementError(spec.name, failed)
 
 
@@ -399,7 +411,10 @@ def call_text(
 
 
 def run_text(
-    spec: Spec, values: Mapping[str, Any], llm: Llm, described: Mapping[str, str] | None = None
+    spec: Spec,
+    values: Mapping[str, Any],
+    llm: Llm,
+    described: Mapping[str, str] | None = None,
 ) -> Step[str]:
     """Text mode: one call, the reply as it is, no parsing and no retries."""
     request = _first_request(spec, values, described or {})
@@ -426,7 +441,9 @@ def pipe_args(step: Step[Any], params: Mapping[str, str]) -> dict[str, Any]:
     each param the output has a field for, by name."""
     value = plain(step.return_)
     if not isinstance(value, Mapping):
-        raise TypeError("a pipeline step's output must be an object to feed the next step")
+        raise TypeError(
+            "a pipeline step's output must be an object to feed the next step"
+        )
     return {kw: value[name] for name, kw in params.items() if name in value}
 
 
@@ -457,7 +474,9 @@ def _fragment(request: Request, provider: str, kind: str) -> dict[str, Any] | No
 
 def _renamed_tools(fragment: dict[str, Any], name: str) -> dict[str, Any]:
     """A compiled tool request with its one tool renamed to what the request asks for."""
-    out: dict[str, Any] = json.loads(json.dumps(fragment))  # a deep copy; fragments are shared
+    out: dict[str, Any] = json.loads(
+        json.dumps(fragment)
+    )  # a deep copy; fragments are shared
     for tool in out.get("tools", []):
         target = tool.get("function", tool)
         target["name"] = name
@@ -481,7 +500,11 @@ def _chat_messages(request: Request) -> list[dict[str, Any]]:
 
 def openai_payload(request: Request, model: str) -> dict[str, Any]:
     """A Chat Completions body (OpenAI, vLLM, llama.cpp, Ollama's /v1) from a request."""
-    payload: dict[str, Any] = {"model": model, "messages": _chat_messages(request), "stream": False}
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": _chat_messages(request),
+        "stream": False,
+    }
     tool = _forced_tool(request)
     if tool and (compiled := _fragment(request, "openai", "tool_request")):
         payload.update(_renamed_tools(compiled, tool))
@@ -504,7 +527,9 @@ def openai_payload(request: Request, model: str) -> dict[str, Any]:
     return payload
 
 
-def anthropic_payload(request: Request, model: str, max_tokens: int = 4096) -> dict[str, Any]:
+def anthropic_payload(
+    request: Request, model: str, max_tokens: int = 4096
+) -> dict[str, Any]:
     """A Messages API body from a request."""
     payload: dict[str, Any] = {
         "model": model,
@@ -518,7 +543,11 @@ def anthropic_payload(request: Request, model: str, max_tokens: int = 4096) -> d
         payload.update(_renamed_tools(compiled, tool))
     elif tool:
         payload["tools"] = [
-            {"name": t["name"], "description": t["description"], "input_schema": t["parameters"]}
+            {
+                "name": t["name"],
+                "description": t["description"],
+                "input_schema": t["parameters"],
+            }
             for t in request["tools"]
         ]
         payload["tool_choice"] = {"type": "tool", "name": tool}
@@ -540,14 +569,20 @@ def gemini_payload(request: Request) -> dict[str, Any]:
     }
     if request.get("system"):
         payload["systemInstruction"] = {"parts": [{"text": request["system"]}]}
-    if request.get("output") == "json" and (compiled := _fragment(request, "gemini", "request")):
+    if request.get("output") == "json" and (
+        compiled := _fragment(request, "gemini", "request")
+    ):
         payload.update(json.loads(json.dumps(compiled)))
     return payload
 
 
 def ollama_payload(request: Request, model: str) -> dict[str, Any]:
     """An Ollama /api/chat body from a request."""
-    payload: dict[str, Any] = {"model": model, "messages": _chat_messages(request), "stream": False}
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": _chat_messages(request),
+        "stream": False,
+    }
     if request.get("output") == "json":
         compiled = _fragment(request, "ollama", "request")
         payload.update(compiled or {"format": "json"})
@@ -576,8 +611,15 @@ def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
     ]
     usage = response.get("usage") or {}
-    tokens = {"input": usage.get("prompt_tokens"), "output": usage.get("completion_tokens")}
-    return {"content": message.get("content"), "tool_calls": calls, "tokens": _tokens(tokens)}
+    tokens = {
+        "input": usage.get("prompt_tokens"),
+        "output": usage.get("completion_tokens"),
+    }
+    return {
+        "content": message.get("content"),
+        "tool_calls": calls,
+        "tokens": _tokens(tokens),
+    }
 
 
 def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
@@ -589,7 +631,11 @@ def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
             texts.append(block.get("text", ""))
         elif block.get("type") == "tool_use":
             calls.append(
-                {"id": block.get("id"), "name": block.get("name"), "arguments": block.get("input")}
+                {
+                    "id": block.get("id"),
+                    "name": block.get("name"),
+                    "arguments": block.get("input"),
+                }
             )
     usage = response.get("usage") or {}
     tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
@@ -615,7 +661,10 @@ def read_gemini(response: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(p.get("functionCall"), Mapping)
     ]
     usage = response.get("usageMetadata") or {}
-    tokens = {"input": usage.get("promptTokenCount"), "output": usage.get("candidatesTokenCount")}
+    tokens = {
+        "input": usage.get("promptTokenCount"),
+        "output": usage.get("candidatesTokenCount"),
+    }
     return {
         "content": "".join(texts) if texts else None,
         "tool_calls": calls,
@@ -635,8 +684,15 @@ def read_ollama(response: Mapping[str, Any]) -> dict[str, Any]:
         for c in message.get("tool_calls") or []
         if isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
     ]
-    tokens = {"input": response.get("prompt_eval_count"), "output": response.get("eval_count")}
-    return {"content": message.get("content"), "tool_calls": calls, "tokens": _tokens(tokens)}
+    tokens = {
+        "input": response.get("prompt_eval_count"),
+        "output": response.get("eval_count"),
+    }
+    return {
+        "content": message.get("content"),
+        "tool_calls": calls,
+        "tokens": _tokens(tokens),
+    }
 
 
 # -- an OpenAI-compatible HTTP callback ----------------------------------------------------------
@@ -723,7 +779,9 @@ class OpenAICompatible:
     def _redacted(self, text: str) -> str:
         """`text` (a server's error body, which may echo the request) without the secrets."""
         for secret in (self.api_key, *self.headers.values()):
-            if secret and len(secret) >= 8:  # a short header value is no secret to hunt for
+            if (
+                secret and len(secret) >= 8
+            ):  # a short header value is no secret to hunt for
                 text = text.replace(secret, "[redacted]")
         return text
 
