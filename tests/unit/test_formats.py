@@ -8,12 +8,19 @@ library and follows the specification (date, ipv4, ipv6, uuid), it is a second o
 from __future__ import annotations
 
 import ast
+import importlib
+import json
+import subprocess
+import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from conftest import ROOT, run_cli, write_python_package
 from sigspec.runtime import formats
 from sigspec.runtime.formats import CHECKS, format_error
 
@@ -629,3 +636,167 @@ def test_import_is_cheap() -> None:
     tree = ast.parse(Path(formats.__file__).read_text(encoding="utf-8"))
     imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert [ast.unparse(n) for n in imports] == ["from __future__ import annotations"]
+
+
+# -- the generated package: fast validators, the runtime's, the reply parser, the command --
+
+FIXTURE = ROOT / "tests" / "cases" / "formats" / "every_format.sig"
+# every_format.sig's fields and their formats (`stamp` is the `:datetime` primitive)
+FIELDS = {
+    "stamp": "date-time",
+    "date_time": "date-time",
+    "day": "date",
+    "clock": "time",
+    "period": "duration",
+    "email": "email",
+    "host": "hostname",
+    "address4": "ipv4",
+    "address6": "ipv6",
+    "uri": "uri",
+    "reference": "uri-reference",
+    "id": "uuid",
+    "pointer": "json-pointer",
+    "relative": "relative-json-pointer",
+}
+VALID = {field: CASES[name][0][0] for field, name in FIELDS.items()}
+
+
+def _records() -> list[tuple[dict[str, Any], str | None]]:
+    """Records with one field changed, and that field's name when the record is invalid."""
+    out: list[tuple[dict[str, Any], str | None]] = [(VALID, None)]
+    for field, name in FIELDS.items():
+        good, bad = CASES[name]
+        out += [({**VALID, field: value}, None) for value in good]
+        out += [({**VALID, field: value}, field) for value in bad]
+    out += [({**VALID, "template": value}, None) for value in ("{", "", "http://x/{a}")]
+    return out
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
+    modules = []
+    for validators in ("fast", "compact"):
+        root = tmp_path_factory.mktemp(validators)
+        package = f"formats_{validators}"
+        folder, _ = write_python_package(root, FIXTURE.read_text("utf-8"), package, validators)
+        sys.path.insert(0, str(folder))
+        modules.append(importlib.import_module(f"{package}.p"))
+    yield modules[0], modules[1]
+    for _ in modules:
+        sys.path.pop(0)
+
+
+def _outcome(validate: Callable[[Any], Any], record: dict[str, Any]) -> list[Any]:
+    try:
+        validate(record)
+    except ValueError as exc:  # ValidationError
+        return [list(e) for e in exc.errors]  # type: ignore[attr-defined]
+    return []
+
+
+def test_validators_and_parser_agree_on_every_format(packages: tuple[Any, Any]) -> None:
+    fast, compact = packages
+    failures = []
+    for record, invalid in _records():
+        expected = []
+        if invalid is not None:
+            message = CHECKS[FIELDS[invalid]][1]
+            expected = [[invalid, "expected " + message]]
+        text = json.dumps(record)
+        try:
+            parsed = fast.parse_read_record(text).value
+            parse_errors: list[Any] = []
+        except ValueError as exc:  # ReplyError
+            parsed, parse_errors = None, [list(e) for e in getattr(exc, "errors", [])]
+        got = (
+            _outcome(fast.validate_read_record, record),
+            _outcome(compact.validate_read_record, record),
+            parse_errors,
+        )
+        if got != (expected, expected, expected) or (not invalid and parsed != record):
+            failures.append((record, invalid, got))
+    assert failures == []
+
+
+def test_the_validate_command_agrees(packages: tuple[Any, Any]) -> None:
+    records = _records()
+    stdin = "".join(
+        json.dumps({"id": i, "text": json.dumps(r)}) + "\n" for i, (r, _) in enumerate(records)
+    )
+    done = run_cli("validate", f"{FIXTURE}:read_record", "--jsonl", stdin=stdin)
+    assert done.returncode == 1, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["ok"] for r in results] == [invalid is None for _, invalid in records]
+    wrong = [
+        (r["errors"], invalid)
+        for r, (_, invalid) in zip(results, records, strict=True)
+        if invalid is not None and [e["path"] for e in r["errors"]] != [invalid]
+    ]
+    assert wrong == []
+
+
+def test_a_default_must_have_its_format(write_files) -> None:  # type: ignore[no-untyped-def]
+    from sigspec import load
+
+    root = write_files(
+        {"main.sig": 'signature f() -> {e :string = "not an email" @format("email")}\n'}
+    )
+    assert [d.code for d in load([root / "main.sig"]).diagnostics] == ["invalid-default"]
+
+
+# -- the models: pydantic alone, the standard types for date-time, date, time and uuid --
+
+_MODELS = """
+import json, sys
+sys.modules["email_validator"] = None  # not installed: importing it fails
+sys.path.insert(0, sys.argv[1])
+from datetime import date, datetime, time
+from uuid import UUID
+from formats_fast.models.p import ReadRecordOutput as Out
+types = {name: f.annotation for name, f in Out.model_fields.items()}
+assert types["stamp"] is datetime and types["date_time"] is datetime, types
+assert types["day"] is date and types["clock"] is time and types["id"] is UUID, types
+plain = [n for n in types if n not in ("stamp", "date_time", "day", "clock", "id")]
+assert all(types[n] in (str, str | None) for n in plain), types
+record = json.loads(sys.argv[2])
+model = Out.model_validate(record)
+assert all(getattr(model, n) == record.get(n) for n in plain), model
+print("ok")
+"""
+
+
+def test_models_import_with_pydantic_alone(packages: tuple[Any, Any]) -> None:
+    folder = Path(packages[0].__file__).parents[1]
+    record = {**VALID, "uri": "HTTP://Example.COM", "email": "Joe@Example.COM"}
+    done = subprocess.run(
+        [sys.executable, "-c", _MODELS, str(folder), json.dumps(record)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout == "ok\n", done.stderr
+
+
+def test_model_documents_keep_only_the_typed_formats() -> None:
+    from sigspec.emit.python.models import untyped_formats
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "format": {"type": "string", "format": "email"},
+            "when": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
+            "ids": {"type": "array", "items": {"type": "string", "format": "uuid"}},
+            "hosts": {"type": "array", "items": {"type": "string", "format": "hostname"}},
+        },
+        "$defs": {"U": {"type": "string", "format": "uri"}},
+    }
+    assert untyped_formats(schema) == {
+        "type": "object",
+        "properties": {
+            "format": {"type": "string"},
+            "when": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
+            "ids": {"type": "array", "items": {"type": "string", "format": "uuid"}},
+            "hosts": {"type": "array", "items": {"type": "string"}},
+        },
+        "$defs": {"U": {"type": "string"}},
+    }

@@ -1,22 +1,22 @@
-# The string formats of JSON Schema 2020-12 that a valid value is checked against, with the
-# standard library only, each exactly as the specification defines it:
-#   date-time, date, time   RFC 3339 section 5.6: `T`/`Z` in either case, a real calendar day,
-#                           a time offset required, a leap second (:60) only at 23:59 UTC
-#   duration                RFC 3339 appendix A (its ABNF: designators in either case)
-#   email                   RFC 5321 Mailbox: a dot-string or quoted local part, a domain or
-#                           an IPv4 / `IPv6:` address literal; ASCII only
-#   hostname                RFC 1123: letters, digits and hyphens, labels of 1-63 characters
-#   ipv4, ipv6              RFC 2673 dotted quads without leading zeros; RFC 4291 text forms,
-#                           no zone ids
-#   uri, uri-reference      RFC 3986 URI and URI-reference
-#   uuid                    RFC 4122 text form, any version
-#   json-pointer            RFC 6901; relative-json-pointer: draft-handrews-relative-json-pointer-01
-# `CHECKS` maps each to its test; `sigspec lint` warns about a format it does not hold
+# The string formats of JSON Schema 2020-12 that a valid value is checked against, with
+# the standard library only, each exactly as the specification defines it:
+#   date-time, date, time  RFC 3339 section 5.6: `T` and `Z` in either case, a real
+#                          calendar day, an offset, a leap second (:60) at 23:59 UTC
+#   duration               RFC 3339 appendix A (ABNF: designators in either case)
+#   email                  RFC 5321 Mailbox: a dot-string or quoted local part, then a
+#                          domain or an IPv4 / `IPv6:` address literal; ASCII only
+#   hostname               RFC 1123: letters, digits, inner hyphens; labels of 1-63
+#   ipv4, ipv6             dotted quads without leading zeros; RFC 4291, no zone ids
+#   uri, uri-reference     RFC 3986 URI and URI-reference
+#   uuid                   RFC 4122 text form, any version
+#   json-pointer           RFC 6901
+#   relative-json-pointer  draft-handrews-relative-json-pointer-01
+# `CHECKS` maps each to its test; `sigspec lint` warns of a format it does not hold
 # (`unchecked-format`), which a value then need not follow.
 #
-# Patterns are linear: no nested quantifiers that could match the same text two ways, no
-# possessive quantifiers or atomic groups (Python 3.10 has neither). `re` stays out of the
-# import: a generated module must import in a few milliseconds, and `re` alone costs five.
+# Patterns are linear: no nested quantifiers that could match the same text two ways,
+# no possessive quantifiers or atomic groups (Python 3.10 has neither). `re` stays out
+# of the import: a generated module must import in a few milliseconds.
 from __future__ import annotations
 
 # mypy treats a variable named TYPE_CHECKING as true.
@@ -38,11 +38,12 @@ _QUOTED = r'"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"'
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _PCT = r"%[0-9A-Fa-f]{2}"
-_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="  # unreserved and sub-delims, as a character class body
+# RFC 3986 unreserved and sub-delims, as the body of a character class
+_SUB = r"A-Za-z0-9\-._~!$&'()*+,;="
 _POINTER = r"(?:/(?:[^~/]|~[01])*)*"
 
-# name: (source, case-insensitive); compiled on first use, ASCII only (`\d` would let other
-# digits through).
+# name: (source, case-insensitive); compiled on first use, ASCII only (`\d` would let
+# other digits through).
 _SOURCES = {
     "date": (_DATE, False),
     "time": (_TIME, False),
@@ -93,8 +94,8 @@ def _date_ok(parts: Sequence[str]) -> bool:
 
 
 def _time_ok(parts: Sequence[str | None]) -> bool:
-    """Hour, minute, second and the offset's sign, hour and minute (the pattern's groups; no
-    sign for `Z`) are in range, and a leap second falls on the last minute of a UTC day."""
+    """Hour, minute, second and the offset's sign, hour and minute (the pattern's
+    groups; no sign for `Z`) are in range, and a leap second ends a UTC day."""
     hour, minute, second, sign, off_hour, off_minute = parts
     h, m, s = int(hour or 0), int(minute or 0), int(second or 0)
     if h > 23 or m > 59 or s > 60:
@@ -135,8 +136,8 @@ def is_duration(value: str) -> bool:
 
 
 def is_hostname(value: str) -> bool:
-    """RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, each
-    of 1-63 characters, 253 characters in all."""
+    """RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens,
+    each of 1-63 characters, 253 characters in all."""
     return len(value) <= 253 and _whole("hostname", value)
 
 
@@ -174,8 +175,8 @@ def is_ipv6(value: str) -> bool:
 
 
 def is_email(value: str) -> bool:
-    """RFC 5321 Mailbox: Local-part `@` (Domain / address-literal); a local part of at most
-    64 characters, a domain of at most 255."""
+    """RFC 5321 Mailbox: Local-part `@` (Domain / address-literal); a local part of at
+    most 64 characters, a domain of at most 255."""
     found = _pattern("local").fullmatch(value)
     if found is None:
         return False
@@ -231,7 +232,7 @@ def is_uri(value: str) -> bool:
 
 
 def is_uri_reference(value: str) -> bool:
-    """RFC 3986 URI-reference: a URI or a relative reference (`//host/p`, `/p`, `p`, `#f`)."""
+    """RFC 3986 URI-reference: a URI or a relative one (`//h/p`, `/p`, `p`, `#f`)."""
     return _uri(value, absolute=False)
 
 
@@ -241,7 +242,7 @@ def is_uuid(value: str) -> bool:
 
 
 def is_json_pointer(value: str) -> bool:
-    """RFC 6901: empty, or `/`-prefixed reference tokens with `~` only as `~0` or `~1`."""
+    """RFC 6901: empty, or `/`-prefixed reference tokens, `~` only as `~0` or `~1`."""
     return _whole("json-pointer", value)
 
 

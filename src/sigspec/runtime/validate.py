@@ -515,8 +515,10 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
 
         if not re.search(bound, value):
             return f"does not match the pattern {shown(bound)}"
-    if keyword == "format" and text and (problem := format_error(bound, value)) is not None:
-        return problem
+    if keyword == "format" and text:
+        problem = format_error(bound, value)
+        if problem is not None:
+            return problem
     items = type(value) is list
     if keyword == "minItems" and items and len(value) < bound:
         return f"fewer than {bound} items"

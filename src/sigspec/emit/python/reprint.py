@@ -1,0 +1,158 @@
+"""A models module from datamodel-code-generator, printed again as ruff would leave it.
+
+The generator writes single quotes, long lines and every import it might need. Its module is
+parsed (`ast`) and printed with `pysource`: double quotes, brackets opened where a line would
+pass 88 columns, the imports it uses and no others, sorted as ruff's isort sorts them
+(`from __future__` first, then the standard library, then pydantic). Comments are the only
+thing the generator writes that a reprint would drop, and it writes none.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from sigspec.emit.python import pysource
+from sigspec.emit.python.pysource import INDENT, WIDTH, Brackets, Node, width
+
+# Modules a models module imports from that are not the standard library's.
+_THIRD_PARTY = frozenset({"pydantic"})
+
+
+def reprint(module: str, header: str) -> str:
+    """`module` (the generator's text) reprinted, `header` (a comment line) first."""
+    tree = ast.parse(module)
+    origins: dict[str, str] = {}
+    blocks: list[str] = []
+    kept: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            origins.update({a.asname or a.name: node.module for a in node.names})
+        elif isinstance(node, ast.ClassDef):
+            blocks.append(_class(node))
+            kept.append(node)
+        elif isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign):
+            blocks.append(_statement(node, 0))
+            kept.append(node)
+        else:
+            raise RuntimeError(f"unexpected statement in a models module: {ast.dump(node)[:80]}")
+    used = {n.id for stmt in kept for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    imports = _imports({name: origins[name] for name in used if name in origins})
+    return header + "\n\n" + imports + "\n\n\n" + "\n\n\n".join(blocks) + "\n"
+
+
+def _imports(names: dict[str, str]) -> str:
+    """`from __future__ import annotations`, then one sorted block per section."""
+    by_module: dict[str, list[str]] = {}
+    for name, module in names.items():
+        by_module.setdefault(module, []).append(name)
+    sections = ["from __future__ import annotations\n"]
+    for third_party in (False, True):
+        lines = [
+            _import_line(module, by_module[module])
+            for module in sorted(by_module)
+            if (module.split(".")[0] in _THIRD_PARTY) is third_party
+        ]
+        if lines:
+            sections.append("".join(lines))
+    return "\n".join(sections).rstrip("\n")
+
+
+def _import_line(module: str, names: list[str]) -> str:
+    ordered = sorted(set(names), key=_isort_key)
+    line = f"from {module} import {', '.join(ordered)}\n"
+    if width(line) - 1 <= WIDTH:
+        return line
+    inner = "".join(f"{INDENT}{name},\n" for name in ordered)
+    return f"from {module} import (\n{inner})\n"
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """ruff's isort `order-by-type`: CONSTANTS, then Classes, then the rest."""
+    if name.isupper() and len(name) > 1:
+        return (0, name)
+    return (1 if name[:1].isupper() else 2, name)
+
+
+def _class(node: ast.ClassDef) -> str:
+    if node.decorator_list or node.keywords:
+        raise RuntimeError(f"unexpected class shape in a models module: {node.name}")
+    bases = ", ".join(pysource.flat(_node(b)) for b in node.bases)
+    lines = [f"class {node.name}({bases}):\n" if bases else f"class {node.name}:\n"]
+    body = list(node.body)
+    if body and _docstring(body[0]) is not None:
+        text = _docstring(body[0])
+        assert text is not None
+        lines.append(INDENT + pysource.docstring(text, 1) + "\n")
+        body = body[1:]
+        if body:
+            lines.append("\n")  # ruff puts an empty line after a class docstring
+    lines += [_statement(stmt, 1) for stmt in body]
+    if not node.body:
+        lines.append(INDENT + "pass\n")
+    return "".join(lines).rstrip("\n")
+
+
+def _docstring(stmt: ast.stmt) -> str | None:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        value = stmt.value.value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _statement(stmt: ast.stmt, indent: int) -> str:
+    pad = INDENT * indent
+    match stmt:
+        case ast.AnnAssign(ast.Name(name), annotation, value):
+            value_node = None if value is None else _node(value)
+            return pad + _annotated(f"{name}: ", _node(annotation), value_node, indent)
+        case ast.Assign([ast.Name(name)], value):
+            head = f"{name} = "
+            return pad + head + pysource.render(_node(value), indent, width(head)) + "\n"
+        case ast.Expr(value):
+            return pad + pysource.render(_node(value), indent) + "\n"
+        case ast.Pass():
+            return pad + "pass\n"
+    raise RuntimeError(f"unexpected statement in a models module: {ast.dump(stmt)[:80]}")
+
+
+def _annotated(head: str, annotation: Node, value: Node | None, indent: int) -> str:
+    """`name: T` or `name: T = value` on one line when it fits, else the value's brackets
+    opened (ruff splits the right-hand side first), else the annotation's."""
+    tail = "" if value is None else " = " + pysource.flat(value)
+    target = head + pysource.flat(annotation)
+    if len(INDENT) * indent + width(target + tail) <= WIDTH:
+        return target + tail + "\n"
+    if isinstance(value, Brackets) and value.items:
+        prefix = target + " = "
+        return prefix + pysource.render(value, indent, width(prefix)) + "\n"
+    return head + pysource.render(annotation, indent, width(head), width(tail)) + tail + "\n"
+
+
+def _node(e: ast.expr) -> Node:
+    """An expression as a `pysource` tree."""
+    match e:
+        case ast.Constant(value) if not isinstance(value, bytes):
+            return pysource.lit(value)
+        case ast.Call(func, args, keywords) if all(k.arg is not None for k in keywords):
+            kwargs = {k.arg: _node(k.value) for k in keywords if k.arg is not None}
+            return pysource.call(pysource.flat(_node(func)), *map(_node, args), **kwargs)
+        case ast.Subscript(value, ast.Tuple(items)):
+            return pysource.subscript(pysource.flat(_node(value)), *map(_node, items))
+        case ast.Subscript(value, item):
+            return pysource.subscript(pysource.flat(_node(value)), _node(item))
+        case ast.List(items):
+            return pysource.lit([_node(i) for i in items])
+        case ast.Tuple(items):
+            return pysource.lit(tuple(_node(i) for i in items))
+        case ast.Dict(keys, values) if all(k is not None for k in keys):
+            pairs = tuple(
+                pysource.pair(_node(k), _node(v))
+                for k, v in zip(keys, values, strict=True)
+                if k is not None
+            )
+            return Brackets("", "{", pairs, "}")
+        case ast.BinOp(left, ast.BitOr(), right):
+            return pysource.code(pysource.flat(_node(left)) + " | " + pysource.flat(_node(right)))
+        case ast.Name() | ast.Attribute() | ast.UnaryOp(ast.USub(), ast.Constant()):
+            return pysource.code(ast.unparse(e))
+    raise RuntimeError(f"unexpected expression in a models module: {ast.unparse(e)[:80]}")
