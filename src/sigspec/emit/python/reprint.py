@@ -21,23 +21,27 @@ _THIRD_PARTY = frozenset({"pydantic"})
 def reprint(module: str, header: str) -> str:
     """`module` (the generator's text) reprinted, `header` (a comment line) first."""
     tree = ast.parse(module)
-    origins: dict[str, str] = {}
+    models = frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
+    origins: dict[str, str] = {"cast": "typing"}
     blocks: list[str] = []
     kept: list[ast.stmt] = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
             origins.update({a.asname or a.name: node.module for a in node.names})
         elif isinstance(node, ast.ClassDef):
-            blocks.append(_class(node))
+            blocks.append(_class(node, models))
             kept.append(node)
         elif isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign):
-            blocks.append(_statement(node, 0))
+            blocks.append(_statement(node, 0, models))
             kept.append(node)
         else:
             raise RuntimeError(f"unexpected statement in a models module: {ast.dump(node)[:80]}")
     used = {n.id for stmt in kept for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+    if any("cast(" in block for block in blocks):
+        used.add("cast")
     imports = _imports({name: origins[name] for name in used if name in origins})
-    return header + "\n\n" + imports + "\n\n\n" + "\n\n\n".join(blocks) + "\n"
+    body = "\n\n\n".join(block.rstrip("\n") for block in blocks)
+    return header + "\n\n" + imports + "\n\n\n" + body + "\n"
 
 
 def _imports(names: dict[str, str]) -> str:
@@ -73,7 +77,7 @@ def _isort_key(name: str) -> tuple[int, str]:
     return (1 if name[:1].isupper() else 2, name)
 
 
-def _class(node: ast.ClassDef) -> str:
+def _class(node: ast.ClassDef, models: frozenset[str]) -> str:
     if node.decorator_list or node.keywords:
         raise RuntimeError(f"unexpected class shape in a models module: {node.name}")
     bases = ", ".join(pysource.flat(_node(b)) for b in node.bases)
@@ -86,10 +90,10 @@ def _class(node: ast.ClassDef) -> str:
         body = body[1:]
         if body:
             lines.append("\n")  # ruff puts an empty line after a class docstring
-    lines += [_statement(stmt, 1) for stmt in body]
+    lines += [_statement(stmt, 1, models) for stmt in body]
     if not node.body:
         lines.append(INDENT + "pass\n")
-    return "".join(lines).rstrip("\n")
+    return "".join(lines)
 
 
 def _docstring(stmt: ast.stmt) -> str | None:
@@ -99,11 +103,11 @@ def _docstring(stmt: ast.stmt) -> str | None:
     return None
 
 
-def _statement(stmt: ast.stmt, indent: int) -> str:
+def _statement(stmt: ast.stmt, indent: int, models: frozenset[str]) -> str:
     pad = INDENT * indent
     match stmt:
         case ast.AnnAssign(ast.Name(name), annotation, value):
-            value_node = None if value is None else _node(value)
+            value_node = None if value is None else _default(annotation, value, models)
             return pad + _annotated(f"{name}: ", _node(annotation), value_node, indent)
         case ast.Assign([ast.Name(name)], value):
             head = f"{name} = "
@@ -113,6 +117,20 @@ def _statement(stmt: ast.stmt, indent: int) -> str:
         case ast.Pass():
             return pad + "pass\n"
     raise RuntimeError(f"unexpected statement in a models module: {ast.dump(stmt)[:80]}")
+
+
+def _default(annotation: ast.expr, value: ast.expr, models: frozenset[str]) -> Node:
+    """A field's default; a JSON object where the field's type names a model (pydantic
+    makes the model of it: `validate_default`) cast to that type for the type checkers."""
+    match annotation:
+        case ast.Subscript(ast.Name("Annotated"), ast.Tuple([first, *_])):
+            annotation = first
+    named = {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
+    objects = any(isinstance(n, ast.Dict) for n in ast.walk(value))
+    if objects and named & models:
+        kind = pysource.code(pysource.string(pysource.flat(_node(annotation))))
+        return pysource.call("cast", kind, _node(value))
+    return _node(value)
 
 
 def _annotated(head: str, annotation: Node, value: Node | None, indent: int) -> str:
