@@ -22,14 +22,16 @@ from __future__ import annotations
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
     from typing import Any
 
+# Fields in range by the pattern alone; the day of the month (past 28) and a leap second
+# (second 60) are then checked in code, only when they occur.
 _TIME = (
-    r"([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
-    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))"
+    r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(?:\.[0-9]+)?"
+    r"([Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 )
-_DATE = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+_DATE = r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
 _DUR_TIME = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
 _DUR_DATE = r"(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)"
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
@@ -81,44 +83,37 @@ def _whole(name: str, value: str) -> bool:
     return _pattern(name).fullmatch(value) is not None
 
 
-def _days_in_month(year: int, month: int) -> int:
-    if month == 2:
-        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
-    return 30 if month in (4, 6, 9, 11) else 31
+def _day_ok(year: str, month: str, day: str) -> bool:
+    """The month has the day (past the 28th, which every month has)."""
+    if day <= "28":
+        return True
+    if month == "02":
+        y = int(year)
+        return day == "29" and y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    return day <= "30" or month in ("01", "03", "05", "07", "08", "10", "12")
 
 
-def _date_ok(parts: Sequence[str]) -> bool:
-    """Year, month and day (the pattern's groups) name a day the calendar has."""
-    year, month, day = int(parts[0]), int(parts[1]), int(parts[2])
-    return 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)
-
-
-def _time_ok(parts: Sequence[str | None]) -> bool:
-    """Hour, minute, second and the offset's sign, hour and minute (the pattern's
-    groups; no sign for `Z`) are in range, and a leap second ends a UTC day."""
-    hour, minute, second, sign, off_hour, off_minute = parts
-    h, m, s = int(hour or 0), int(minute or 0), int(second or 0)
-    if h > 23 or m > 59 or s > 60:
-        return False
+def _time_ok(hour: str, minute: str, second: str, zone: str) -> bool:
+    """No leap second, or one that ends a UTC day: 23:59 once the offset is undone."""
+    if second != "60":
+        return True
     offset = 0
-    if sign is not None:
-        oh, om = int(off_hour or 0), int(off_minute or 0)
-        if oh > 23 or om > 59:
-            return False
-        offset = (oh * 60 + om) * (1 if sign == "+" else -1)
-    return s < 60 or (h * 60 + m - offset) % 1440 == 23 * 60 + 59
+    if zone not in ("Z", "z"):
+        offset = int(zone[1:3]) * 60 + int(zone[4:6])
+        offset = offset if zone[0] == "+" else -offset
+    return (int(hour) * 60 + int(minute) - offset) % 1440 == 23 * 60 + 59
 
 
 def is_date(value: str) -> bool:
     """RFC 3339 full-date: YYYY-MM-DD, a day the month has."""
     found = _pattern("date").fullmatch(value)
-    return found is not None and _date_ok(found.groups())
+    return found is not None and _day_ok(*found.groups())
 
 
 def is_time(value: str) -> bool:
     """RFC 3339 full-time: hh:mm:ss, an optional fraction and a required offset."""
     found = _pattern("time").fullmatch(value)
-    return found is not None and _time_ok(found.groups())
+    return found is not None and _time_ok(*found.groups())
 
 
 def is_datetime(value: str) -> bool:
@@ -126,8 +121,8 @@ def is_datetime(value: str) -> bool:
     found = _pattern("date-time").fullmatch(value)
     if found is None:
         return False
-    parts = found.groups()
-    return _date_ok(parts[:3]) and _time_ok(parts[3:])
+    year, month, day, hour, minute, second, zone = found.groups()
+    return _day_ok(year, month, day) and _time_ok(hour, minute, second, zone)
 
 
 def is_duration(value: str) -> bool:
