@@ -53,14 +53,14 @@ class Script:
 
 
 def test_templates_render_as_the_prompt_files(pkg: dict[str, ModuleType]) -> None:
-    """A client module stores its prompts with their common paragraphs named once and no
-    header comment: each template still renders exactly as the prompts target's file."""
+    """A client module stores each prompt as a plain text constant, without the prompt
+    files' header comment: each template still renders exactly as the prompts target's file."""
     from sigspec.runtime.mustache import render
 
     values = {"text": "a <b> {{c}}", "errors": [{"path": "p", "message": "m"}], "reply": "r"}
     checked = 0
     for name in ["sentiment", "summary", "research", "agent", "extraction"]:
-        for spec in (v for k, v in vars(pkg[name]).items() if k.startswith("_SPEC_")):
+        for spec in (v for k, v in vars(pkg[name]).items() if k.endswith("_SPEC")):
             folder = ROOT / "tests" / "golden" / "examples" / "prompts" / spec.name
             for role in ("system", "user", "retry"):
                 path = folder / f"{role}.mustache"
@@ -74,7 +74,7 @@ def test_templates_render_as_the_prompt_files(pkg: dict[str, ModuleType]) -> Non
                 checked += 1
     assert checked >= 20
     client = pkg["sentiment"].__file__
-    assert client is not None and "_TEXT_1 = " in Path(client).read_text()
+    assert client is not None and 'CLASSIFY_USER = """\\\n' in Path(client).read_text()
 
 
 def test_retry_with_feedback_then_success(pkg: dict[str, ModuleType]) -> None:
@@ -305,7 +305,7 @@ def test_forced_tool_round_trip(
     choice = payload["tool_choice"]
     assert choice.get("function", choice)["name"] == "respond"
     # The compiled fragment itself is shared and must not have been renamed.
-    compiled = pkg["sentiment"]._SPEC_classify.fragments[provider]["tool_request"]
+    compiled = pkg["sentiment"].CLASSIFY_SPEC.fragments[provider]["tool_request"]
     assert compiled["tools"][0].get("function", compiled["tools"][0])["name"] == "classify"
 
 
@@ -485,10 +485,10 @@ def test_a_wrapped_root_is_unwrapped(scalars: ModuleType) -> None:
 
 
 def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> None:
-    """A client module stores each signature's schema and provider fragments packed (shared
-    subtrees, frames with the name and description left out); unpacked, every one is exactly
-    what the jsonschema and providers targets compile. Thirty random outputs, some repeated
-    and some described, so that frames are shared and subtrees left out of them."""
+    """A client module writes each named type's schema once and each provider's form of a
+    signature's schema once, and refers to them by name; every spec still holds exactly what
+    the jsonschema and providers targets compile. Thirty random outputs, some repeated and
+    some described."""
     from sigspec.emit.python.client import _used
     from sigspec.lower.views import Lowered
     from unit.test_generated import random_spec
@@ -503,15 +503,15 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
     try:
         module = importlib.import_module("framed.client.p")
         lowered = Lowered(project)
-        framed = 0
         for sig in project.signatures:
-            spec = getattr(module, f"_SPEC_{sig.name}")
-            framed += '"f":' in (spec.fragments_json or "")
+            spec = getattr(module, f"{sig.name.upper()}_SPEC")
             if sig.mode != "json":
                 continue
             assert spec.schema == json.loads(json.dumps(lowered.output_schema(sig)))
             assert spec.fragments == json.loads(json.dumps(_used(lowered, sig)))
-        assert framed >= 20  # the case under test: most fragments are framed
+        source = Path(str(module.__file__)).read_text(encoding="utf-8")
+        # Each fragment names its schema constant rather than repeating the schema.
+        assert source.count('"parameters": R0_SCHEMA') == 1
     finally:
         sys.path.remove(str(folder))
         for name in [m for m in sys.modules if m == "framed" or m.startswith("framed.")]:

@@ -31,6 +31,7 @@ class Fragment:
 
     entry: dict[str, Any]  # {"unavailable": reason} when the provider cannot express it
     diagnostics: tuple[Diagnostic, ...]
+    schema: JsonSchema | None = None  # the output in the provider's dialect, as `entry` holds it
 
     @property
     def available(self) -> bool:
@@ -43,12 +44,6 @@ def request_description(sig: ir.Signature) -> str:
 
 def tool_description(sig: ir.Signature) -> str:
     return sig.doc or sig.name
-
-
-def own_strings(sig: ir.Signature) -> tuple[str, ...]:
-    """The strings of a signature's fragments that are its own, besides its schemas: its
-    name and descriptions (the Python client shares the rest between signatures)."""
-    return (sig.name, request_description(sig), tool_description(sig))
 
 
 DefsCaches = dict[tuple[str, bool], dict[str, JsonSchema]]
@@ -84,7 +79,8 @@ class Fragments:
             built,
             lambda dialect: self._variant(sig, dialect, found),
         )
-        return Fragment({"wrapped": built.wrapped, **chosen.requests(request)}, tuple(found))
+        requests: dict[str, Any] = {"wrapped": built.wrapped, **chosen.requests(request)}
+        return Fragment(requests, tuple(found), built.schema)
 
     def _variant(
         self, sig: ir.Signature, dialect: Dialect, found: list[Diagnostic]

@@ -10,7 +10,6 @@ nothing here reads a `.sig` file or parses a signature.
 from __future__ import annotations
 
 import copy
-import functools
 import importlib
 import json
 import re
@@ -23,6 +22,7 @@ from .mustache import render as render_template
 
 T = TypeVar("T")
 Request = dict[str, Any]
+JsonObject = dict[str, Any]  # a JSON object: a schema, a provider's request fragment
 # The user's model call: a request in, the reply text or {content, tool_calls, tokens} out.
 Llm = Callable[[Request], Any]
 Errors = list[tuple[str, str]]
@@ -45,54 +45,6 @@ def retry_values(reply: str, errors: Errors) -> dict[str, Any]:
     }
 
 
-class Shared:
-    """The JSON subtrees a client module's specs have in common, stored once (generated
-    modules hold them as one JSON text, decoded on first use)."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._entries: list[Any] | None = None
-        self._values: dict[int, Any] = {}
-
-    def inflate(self, packed: Mapping[str, Any]) -> Any:
-        """A document from its skeleton `v` and its references `r`: [path, entry] pairs; or
-        from a frame `f` (an entry whose skeleton, reference paths and string holes many
-        documents share), with that document's entries `r` and strings `s`."""
-        if "f" in packed:
-            frame = self._load()[packed["f"]]
-            value = copy.deepcopy(frame["v"])  # the frame serves other documents too
-            strings = packed["s"]
-            for path, number in frame["s"]:
-                value = _put(value, path, strings[number])
-            refs: Any = zip(frame["r"], packed["r"], strict=True)
-        else:
-            value, refs = packed["v"], packed["r"]
-        for path, index in refs:
-            value = _put(value, path, self._entry(index))
-        return value
-
-    def _load(self) -> list[Any]:
-        if self._entries is None:
-            self._entries = json.loads(self._text)
-        return self._entries
-
-    def _entry(self, index: int) -> Any:
-        if index not in self._values:
-            self._values[index] = self.inflate(self._load()[index])
-        return self._values[index]
-
-
-def _put(value: Any, path: list[Any], item: Any) -> Any:
-    """`value` with `item` at `path` (`item` itself for the empty path)."""
-    if not path:
-        return item
-    target = value
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = item
-    return value
-
-
 @dataclass(frozen=True)
 class Spec:
     """One signature as the client runs it; generated code builds these from compiled output."""
@@ -102,37 +54,16 @@ class Spec:
     system: str | None  # Mustache templates, static parts already rendered
     user: str
     retry: str | None
-    schema_json: str | None  # the output's JSON Schema (json mode)
+    schema: JsonObject | None  # the output's JSON Schema (json mode)
     max_turns: int
     doc: str = ""
-    fragments_json: str | None = None  # provider request fragments, by provider
-    descriptions: dict[str, str] = field(
-        default_factory=dict
-    )  # output field descriptions
-    # With `shared`, schema_json and fragments_json are packed: see `Shared.inflate`.
-    shared: Shared | None = None
-    module: str = (
-        ""  # its .sig file's generated modules: <module>.py, models/<module>.py
-    )
+    fragments: JsonObject | None = None  # provider request fragments, by provider
+    # The output's field descriptions, which a pipeline hands to its next step.
+    descriptions: dict[str, str] = field(default_factory=dict)
+    # Its .sig file's generated modules: <module>.py and models/<module>.py.
+    module: str = ""
     key: str = ""  # its generated validators' names: validate_<key>_input, parse_<key>
     model: str = ""  # its output model's class name
-
-    # Decoded on first use: importing a client module only binds string constants.
-    @functools.cached_property
-    def schema(self) -> dict[str, Any] | None:
-        decoded: dict[str, Any] | None = self._decode(self.schema_json)
-        return decoded
-
-    @functools.cached_property
-    def fragments(self) -> dict[str, Any] | None:
-        decoded: dict[str, Any] | None = self._decode(self.fragments_json)
-        return decoded
-
-    def _decode(self, text: str | None) -> Any:
-        if not text:
-            return None
-        value = json.loads(text)
-        return self.shared.inflate(value) if self.shared is not None else value
 
 
 @dataclass(frozen=True)
@@ -250,10 +181,11 @@ def _first_request(
         "system": render_template(spec.system, values) if spec.system else "",
         "messages": [{"role": "user", "content": user}],
         "output": spec.mode,
-        "schema": spec.schema if spec.mode == "json" else None,
+        # Copies: the module's constants serve every call, whatever a callback does.
+        "schema": copy.deepcopy(spec.schema) if spec.mode == "json" else None,
         "tools": None,
         "tool_choice": None,
-        "fragments": spec.fragments,
+        "fragments": copy.deepcopy(spec.fragments),
     }
 
 

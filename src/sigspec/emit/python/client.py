@@ -1,25 +1,30 @@
 """Typed client modules: one function per signature and pipeline of a .sig file.
 
-Each function hands its arguments to `_client.call_json` (or `call_text`), which validates them
-with the generated input validator, builds the prompt from the compiled templates, runs the
-flow with the generated reply parser, and returns a `Step` of the Pydantic output model.
-Every value taken from the .sig file reaches the module as a Python literal made by `repr` or
-as JSON text inside one, so nothing in a signature can become code.
+A client module reads like one a person would write: the named types' JSON Schemas first,
+each once; then per signature its prompts as triple-quoted text, its output schema and
+provider request fragments as dict literals (a provider's form of a schema only where it
+differs from the plain one), the `Spec` that binds them, and its function, documented from
+the `##` comment and the field descriptions. Each function hands its arguments to
+`_client.call_json` (or `call_text`), which validates them with the generated input
+validator, renders the prompts, runs the flow with the generated reply parser, and returns a
+`Step` of the Pydantic output model.
+
+Every value from a .sig file reaches the module as a literal printed by `pysource`, so
+nothing in a signature can become code, and the module is `ruff format` clean as written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jinja2
 
+from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.imports import Aliases, relative
-from sigspec.emit.python.shared import SharedJson, packed_text
-from sigspec.emit.python.texts import SharedText
-from sigspec.lower.fragments import own_strings
-from sigspec.lower.names.python import function_name, kwarg, suffix
+from sigspec.lower.names.python import constant, function_name, kwarg, suffix
 from sigspec.lower.providers import NAMES as PROVIDERS
 from sigspec.lower.providers import provider
 from sigspec.lower.templating import render
@@ -37,6 +42,23 @@ _PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
         "bool": "bool",
         "any": "Any",
         "map": "dict[str, Any]",
+    }
+)
+
+# Names every client module binds at its top; a function or constant never takes them.
+MODULE_NAMES = frozenset(
+    {
+        "Any",
+        "JsonEnforcementError",
+        "JsonObject",
+        "Literal",
+        "Llm",
+        "Mapping",
+        "Request",
+        "Spec",
+        "Step",
+        "TYPE_CHECKING",
+        "annotations",
     }
 )
 
@@ -60,7 +82,7 @@ class Annotations:
             case ir.Optional(inner):
                 return f"{self.of(inner, seen)} | None"
             case ir.Literal(value):
-                return "float" if isinstance(value, float) else f"Literal[{value!r}]"
+                return "float" if isinstance(value, float) else f"Literal[{ps.flat(ps.lit(value))}]"
             case ir.Union(members):
                 return self._union(members, seen)
             case ir.Ref(name):
@@ -68,15 +90,13 @@ class Annotations:
         return "Any"
 
     def _union(self, members: Iterable[ir.TypeRef], seen: tuple[str, ...]) -> str:
-        literals = [
-            m.value for m in members if isinstance(m, ir.Literal) and not isinstance(m.value, float)
-        ]
-        rest = [
-            self.of(m, seen)
-            for m in members
-            if not (isinstance(m, ir.Literal) and not isinstance(m.value, float))
-        ]
-        parts = ([f"Literal[{', '.join(repr(v) for v in literals)}]"] if literals else []) + rest
+        def literal(m: ir.TypeRef) -> bool:
+            return isinstance(m, ir.Literal) and not isinstance(m.value, float)
+
+        values = [m.value for m in members if isinstance(m, ir.Literal) and literal(m)]
+        rest = [self.of(m, seen) for m in members if not literal(m)]
+        shown = ", ".join(ps.flat(ps.lit(v)) for v in values)
+        parts = ([f"Literal[{shown}]"] if values else []) + rest
         return " | ".join(dict.fromkeys(parts))
 
     def _named(self, name: str, seen: tuple[str, ...]) -> str:
@@ -96,6 +116,16 @@ class ParamView:
     kwarg: str
     annotation: str
     default: str | None  # a Python literal, or None when the param is required
+    description: str
+    # A list or map default: the function takes None for it (a literal `[]` default would be
+    # shared between calls) and leaves the key out, so that the validator fills it in.
+    mutable_default: bool = False
+
+    @property
+    def line(self) -> str:
+        """The parameter as its line of the `def` shows it (without the comma)."""
+        default = f" = {self.default}" if self.default is not None else ""
+        return f"{self.kwarg}: {self.annotation}{default}"
 
 
 @dataclass(frozen=True)
@@ -108,17 +138,23 @@ class SigView:
     output: str  # the output model's class name
     module: str  # the generated module (client/<module>.py, models/<module>.py)
     validators: str  # the tail of its validator names: validate_<it>, parse_<it>
+    spec: str = ""  # the module constant holding its `Spec`
+    docstring: str = ""
 
 
 def _params(sig: ir.Signature, annotations: Annotations) -> tuple[ParamView, ...]:
     out = []
     for p in sig.params:
-        default = None
-        if p.default is not None:
-            default = repr(p.default.value)
+        annotation, default, mutable = annotations.of(p.type), None, False
+        if p.default is not None and isinstance(p.default.value, list | dict):
+            mutable, default = True, "None"
+            annotation = annotation if annotation.endswith("| None") else f"{annotation} | None"
+        elif p.default is not None:
+            default = ps.flat(ps.lit(p.default.value))
         elif isinstance(p.type, ir.Optional):
             default = "None"
-        out.append(ParamView(p.name, kwarg(p.name), annotations.of(p.type), default))
+        view = ParamView(p.name, kwarg(p.name), annotation, default, p.description or "", mutable)
+        out.append(view)
     # Required params first, so the generated `def` is valid whatever the declaration order.
     return tuple(sorted(out, key=lambda v: v.default is not None))
 
@@ -148,56 +184,181 @@ def _used(lowered: Lowered, sig: ir.Signature) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
-class Specs:
-    """What a client module holds of its signatures' compiled output."""
-
-    table: str | None  # the shared JSON table (emit/python/shared.py), if any
-    texts: list[str]  # `_TEXT_n = ...`: prompt paragraphs in common (emit/python/texts.py)
-    specs: list[str]  # each signature's `_client.Spec(...)` expression
+def _provider_schemas(lowered: Lowered, sig: ir.Signature) -> Iterator[tuple[str, Any]]:
+    for name in PROVIDERS:
+        fragment = lowered.fragment(sig, name)
+        if provider(name).runtime_entries and fragment.available and fragment.schema:
+            yield name, fragment.schema
 
 
-def specs(lowered: Lowered, sigs: Sequence[ir.Signature], views: Sequence[SigView]) -> Specs:
-    """Each signature's `_client.Spec(...)` expression: compiled prompts, schema and
-    provider fragments (schema and fragments as packed JSON text, decoded on first use so
-    that importing stays cheap), with what the module's signatures have in common."""
-    schemas = [lowered.output_schema(sig) if sig.mode == "json" else None for sig in sigs]
-    frags = [_used(lowered, sig) if sig.mode == "json" else None for sig in sigs]
-    shared = SharedJson([d for d in (*schemas, *frags) if d])
-    # A signature's fragments are the same wrappers as its neighbours', around its own
-    # schemas, with its name and description: framed, each keeps only what is its own.
-    framed = shared.frames(
-        [shared.pack(frag) if frag else None for frag in frags],
-        [own_strings(sig) for sig in sigs],
+def _key(value: Any) -> str:
+    """Equal JSON values, equal keys (key order counts: it is what the module prints)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class Namer:
+    """Module-level names, each taken once: a clash gets `_2`, `_3`, ..."""
+
+    taken: set[str] = field(default_factory=lambda: set(MODULE_NAMES))
+
+    def take(self, wanted: str) -> str:
+        name, n = wanted, 1
+        while name in self.taken:
+            n += 1
+            name = f"{wanted}_{n}"
+        self.taken.add(name)
+        return name
+
+
+@dataclass
+class Constants:
+    """The module's constants, in the order they are written, and the names to print in
+    place of a value that one of them holds."""
+
+    names: Namer
+    statements: list[str] = field(default_factory=list)
+    defs: dict[tuple[str, str], str] = field(default_factory=dict)  # ($defs key, value)
+    texts: dict[str, str] = field(default_factory=dict)  # prompt text -> its constant
+
+    def define(self, wanted: str, node: ps.Node, annotation: str = "") -> str:
+        name = self.names.take(wanted)
+        self.statements.append(ps.assign(name, node, annotation))
+        return name
+
+    def named_type(self, key: str, value: Any, dialect: str) -> None:
+        """A `$defs` entry, once per distinct value: `SENTIMENT`, and `SENTIMENT_OPENAI`
+        where a provider's form differs."""
+        if (key, _key(value)) not in self.defs:
+            wanted = constant(key) + ("" if not dialect else "_" + dialect.upper())
+            name = self.define(wanted, self.node(value, {}), "JsonObject")
+            self.defs[key, _key(value)] = name
+
+    def node(self, value: Any, schemas: Mapping[str, str], root: bool = True) -> ps.Node:
+        """`value` printed with the named types under `$defs`, and any of `schemas` (key ->
+        constant) below the root, written as their constants' names."""
+        if not root and isinstance(value, dict) and (found := schemas.get(_key(value))):
+            return ps.code(found)
+        if isinstance(value, dict):
+            items = []
+            for k, v in value.items():
+                if k == "$defs" and isinstance(v, dict):
+                    inner = tuple(
+                        ps.pair(ps.lit(d), self._def(d, s, schemas)) for d, s in v.items()
+                    )
+                    items.append(ps.pair(ps.lit(k), ps.Brackets("", "{", inner, "}")))
+                else:
+                    items.append(ps.pair(ps.lit(k), self.node(v, schemas, root=False)))
+            return ps.Brackets("", "{", tuple(items), "}")
+        if isinstance(value, list):
+            return ps.Brackets("", "[", tuple(self.node(v, schemas, False) for v in value), "]")
+        return ps.lit(value)
+
+    def _def(self, key: str, value: Any, schemas: Mapping[str, str]) -> ps.Node:
+        found = self.defs.get((key, _key(value)))
+        return ps.code(found) if found else self.node(value, schemas, root=False)
+
+    def text(self, wanted: str, text: str | None) -> str:
+        """A prompt template's constant (the same text twice: one constant)."""
+        if text is None:
+            return "None"
+        if text not in self.texts:
+            self.texts[text] = self.names.take(wanted)
+            self.statements.append(f"{self.texts[text]} = {ps.block(text)}\n")
+        return self.texts[text]
+
+
+def _shared_texts(lowered: Lowered, sigs: Sequence[ir.Signature], constants: Constants) -> None:
+    """Prompt texts two signatures of the module have in common, named by their role."""
+    seen: dict[str, int] = {}
+    roles: dict[str, str] = {}
+    for sig in sigs:
+        prompts = lowered.prompts(sig)
+        for role, text in (
+            ("system", prompts.system),
+            ("user", prompts.user),
+            ("retry", prompts.retry),
+        ):
+            if text is not None:
+                seen[text] = seen.get(text, 0) + 1
+                roles.setdefault(text, role)
+    for text, count in seen.items():
+        if count > 1:
+            constants.text(f"{roles[text].upper()}_PROMPT", text)
+
+
+def _named_types(lowered: Lowered, sigs: Sequence[ir.Signature], constants: Constants) -> None:
+    """Every `$defs` entry of the module's schemas, the plain forms first."""
+    json_sigs = [s for s in sigs if s.mode == "json"]
+    for sig in json_sigs:
+        for key, value in lowered.output_schema(sig).get("$defs", {}).items():
+            constants.named_type(key, value, "")
+    for sig in json_sigs:
+        for name, schema in _provider_schemas(lowered, sig):
+            for key, value in schema.get("$defs", {}).items():
+                constants.named_type(key, value, name)
+
+
+def _schemas(lowered: Lowered, sig: ir.Signature, constants: Constants) -> dict[str, str]:
+    """The signature's output schema and each provider's form of it that differs, as
+    constants: (the value's key -> the constant), the plain schema first."""
+    stem = constant(sig.name)
+    plain = lowered.output_schema(sig)
+    out = {_key(plain): constants.define(f"{stem}_SCHEMA", constants.node(plain, {}), "JsonObject")}
+    for name, schema in _provider_schemas(lowered, sig):
+        if _key(schema) not in out:
+            node = constants.node(schema, {})
+            out[_key(schema)] = constants.define(
+                f"{stem}_SCHEMA_{name.upper()}", node, "JsonObject"
+            )
+    return out
+
+
+def _spec(lowered: Lowered, sig: ir.Signature, view: SigView, constants: Constants) -> str:
+    """The signature's constants (prompts, schemas, fragments) and its `Spec`; returns the
+    Spec's constant."""
+    stem = constant(sig.name)
+    prompts = lowered.prompts(sig)
+    kwargs: dict[str, ps.Node] = {"name": ps.lit(sig.name), "mode": ps.lit(sig.mode)}
+    for role, text in (
+        ("system", prompts.system),
+        ("user", prompts.user),
+        ("retry", prompts.retry),
+    ):
+        kwargs[role] = ps.code(constants.text(f"{stem}_{role.upper()}", text))
+    fragments = None
+    if sig.mode == "json":
+        schemas = _schemas(lowered, sig, constants)
+        kwargs["schema"] = ps.code(next(iter(schemas.values())))
+        node = constants.node(_used(lowered, sig), schemas)
+        fragments = ps.code(constants.define(f"{stem}_FRAGMENTS", node, "JsonObject"))
+    else:
+        kwargs["schema"] = ps.lit(None)
+    kwargs["max_turns"] = ps.lit(sig.max_turns)
+    kwargs["doc"] = ps.lit(sig.doc or "")
+    if fragments is not None:
+        kwargs["fragments"] = fragments
+    kwargs["descriptions"] = ps.lit(lowered.output_descriptions(sig))
+    kwargs.update(
+        module=ps.lit(view.module), key=ps.lit(view.validators), model=ps.lit(view.output)
     )
-    packed = [
-        (shared.pack(schema) if schema else None, frag)
-        for schema, frag in zip(schemas, framed, strict=True)
-    ]
-    table = shared.table() if shared.entries else None
-    prompts = [lowered.prompts(sig) for sig in sigs]
-    common = SharedText(t for p in prompts for t in (p.system, p.user, p.retry) if t is not None)
-    out = []
-    for sig, view, (schema, frag), texts in zip(sigs, views, packed, prompts, strict=True):
-        fields = {
-            "name": repr(sig.name),
-            "mode": repr(sig.mode),
-            "system": common.expression(texts.system),
-            "user": common.expression(texts.user),
-            "retry": common.expression(texts.retry),
-            "schema_json": repr(packed_text(schema)),
-            "max_turns": repr(sig.max_turns),
-            "doc": repr(sig.doc or ""),
-            "fragments_json": repr(packed_text(frag)),
-            "descriptions": repr(lowered.output_descriptions(sig)),
-            "shared": "_SHARED" if table else "None",
-            "module": repr(view.module),
-            "key": repr(view.validators),
-            "model": repr(view.output),
-        }
-        body = "".join(f"\n    {k}={v}," for k, v in fields.items())
-        out.append(f"_client.Spec({body}\n)")
-    return Specs(table, common.constants(), out)
+    return constants.define(f"{stem}_SPEC", ps.call("Spec", **kwargs))
+
+
+def _docstring(
+    doc: str, params: Sequence[ParamView], returns: str, fields: Mapping[str, str]
+) -> str:
+    """A function's docstring: the `##` comment, its described params, what it returns."""
+    parts = [doc.strip() or "Call the model and return its checked answer."]
+    described = [p for p in params if p.description]
+    if described:
+        parts.append("Args:\n" + "\n".join(f"    {p.kwarg}: {p.description}" for p in described))
+    if returns:
+        lines = [f"    {returns}"] + [f"    - {name}: {text}" for name, text in fields.items()]
+        if fields:
+            lines[0] = lines[0][:-1] + ", whose fields are:"
+        parts.append("Returns:\n" + "\n".join(lines))
+    return ps.docstring("\n\n".join(parts), 1)
 
 
 @dataclass(frozen=True)
@@ -208,6 +369,161 @@ class PipelineView:
     steps: tuple[SigView, ...]
 
 
+def _returns(view: SigView, models: Mapping[str, str]) -> str:
+    return "Step[str]" if view.mode == "text" else f"Step[{models[view.module]}.{view.output}]"
+
+
+def _def(name: str, params: Sequence[str], returns: str, doc: str, body: Sequence[str]) -> str:
+    """A function: keyword-only params one a line (the trailing comma keeps ruff from
+    joining them), its docstring and body."""
+    head = f"def {name}(\n    *,\n" + "".join(f"    {p},\n" for p in params) if params else ""
+    head = head or f"def {name}("
+    lines = [f"{head}) -> {returns}:", f"    {doc}", *body]
+    return "\n".join(lines) + "\n"
+
+
+def _statement(prefix: str, node: ps.Node) -> str:
+    """One statement of a function body (four spaces in): `prefix` then the expression."""
+    return "    " + prefix + ps.render(node, 1, len(prefix))
+
+
+def _values(params: Sequence[ParamView]) -> ps.Node:
+    """The arguments as the dict the runtime validates, by their .sig names."""
+    given = [p for p in params if not p.mutable_default]
+    return ps.lit({p.name: ps.code(p.kwarg) for p in given})
+
+
+def _body(view: SigView) -> list[str]:
+    """Calls `_client.call_json` (or `call_text`) with the arguments; a list or map param
+    left at None is left out, for the validator to fill in its default."""
+    body: list[str] = []
+    values: ps.Node = _values(view.params)
+    if any(p.mutable_default for p in view.params):
+        body.append(_statement("_values: dict[str, Any] = ", values))
+        for p in (p for p in view.params if p.mutable_default):
+            body += [
+                f"    if {p.kwarg} is not None:",
+                f"        _values[{ps.string(p.name)}] = {p.kwarg}",
+            ]
+        values = ps.code("_values")
+    if view.mode == "text":
+        call = ps.call(
+            "_client.call_text",
+            ps.code(view.spec),
+            values,
+            ps.code("llm"),
+            ps.code("field_descriptions"),
+        )
+    else:
+        call = ps.call(
+            "_client.call_json",
+            ps.code(view.spec),
+            values,
+            ps.code("llm"),
+            max_turns=ps.code("max_turns"),
+            structured=ps.code("structured"),
+            described=ps.code("field_descriptions"),
+        )
+    return [*body, _statement("return ", call)]
+
+
+_OPTIONS = {
+    "json": (
+        "llm: Llm",
+        "max_turns: int | None = None",
+        'structured: Literal["prompt", "tool"] = "prompt"',
+        "field_descriptions: Mapping[str, str] | None = None",
+    ),
+    "text": ("llm: Llm", "field_descriptions: Mapping[str, str] | None = None"),
+}
+
+
+def _function(view: SigView, models: Mapping[str, str], imports: _Imports) -> str:
+    params = [p.line for p in view.params]
+    if view.mode in _OPTIONS:
+        return _def(
+            view.ident,
+            params + list(_OPTIONS[view.mode]),
+            _returns(view, models),
+            view.docstring,
+            _body(view),
+        )
+    own = models[view.module]
+    build = [
+        f"    from {imports.validators.source} import {imports.validators.name} as _v",
+        "",
+        _statement(
+            "values = ",
+            ps.call(
+                f"_v.validate_{view.validators}_input",
+                ps.call("_client.plain", _values(view.params)),
+            ),
+        ),
+        _statement(
+            "return ", ps.call("_client.build_request", ps.code(view.spec), ps.code("values"))
+        ),
+    ]
+    doc = ps.docstring(
+        "The first request of this PTC-Lisp signature; the program runs elsewhere.", 1
+    )
+    out = _def(f"build_{view.validators}_request", params, "Request", doc, build)
+    check = [
+        f"    from {imports.validators.source} import {imports.validators.name} as _v",
+        f"    from {imports.own.source} import {imports.own.name} as {own}",
+        "",
+        _statement(
+            "return ",
+            ps.call(
+                f"{own}.{view.output}.model_validate",
+                ps.call(f"_v.validate_{view.validators}", ps.code("value")),
+            ),
+        ),
+    ]
+    doc = ps.docstring("The program's result, checked by the generated validator and typed.", 1)
+    head = f"def validate_{view.validators}_output(value: Any) -> {own}.{view.output}:"
+    return out + "\n\n" + "\n".join([head, f"    {doc}", *check]) + "\n"
+
+
+def _pipeline(p: PipelineView, models: Mapping[str, str], aliases: Aliases, own: str) -> str:
+    first = p.steps[0]
+    params = [q.line for q in first.params] + ["llm: Llm", "max_turns: int | None = None"]
+    body: list[str] = []
+    for i, step in enumerate(p.steps):
+        call_name = (
+            step.ident if step.module == own else f"{aliases.clients[step.module]}.{step.ident}"
+        )
+        if i == 0:
+            args: list[ps.Node] = []
+            kwargs = {q.kwarg: ps.code(q.kwarg) for q in first.params}
+            kwargs["llm"] = ps.code("llm")
+        else:
+            piped = ps.lit({q.name: q.kwarg for q in step.params})
+            args = [ps.Brackets("**_client.pipe_args", "(", (ps.code(f"_step{i - 1}"), piped), ")")]
+            kwargs = {
+                "llm": ps.code("llm"),
+                "field_descriptions": ps.code(f"_step{i - 1}.field_descriptions"),
+            }
+        if step.mode == "json":
+            kwargs["max_turns"] = ps.code("max_turns")
+        body.append(_statement(f"_step{i} = ", ps.call(call_name, *args, **kwargs)))
+    earlier = [ps.code(f"_step{i}") for i in range(len(p.steps) - 1)]
+    body.append(
+        _statement(
+            "return ", ps.call("_client.chain", *earlier, last=ps.code(f"_step{len(p.steps) - 1}"))
+        )
+    )
+    steps = " -> ".join(s.ident for s in p.steps)
+    parts = [
+        p.doc.strip() or f"Run {steps}.",
+        f"Steps: {steps}; each answer gives the next step its arguments.",
+    ]
+    described = [q for q in first.params if q.description]
+    if described:
+        parts.append("Args:\n" + "\n".join(f"    {q.kwarg}: {q.description}" for q in described))
+    doc = ps.docstring("\n\n".join(parts), 1)
+    return _def(p.ident, params, _returns(p.steps[-1], models), doc, body)
+
+
 @dataclass(frozen=True, slots=True)
 class ImportLine:
     source: str  # after `from`
@@ -216,8 +532,12 @@ class ImportLine:
     module: str = ""  # the dotted module path it stands for
 
 
-def _returns(view: SigView, models: Mapping[str, str]) -> str:
-    return "Step[str]" if view.mode == "text" else f"Step[{models[view.module]}.{view.output}]"
+@dataclass(frozen=True)
+class _Imports:
+    validators: ImportLine
+    own: ImportLine
+    models: list[ImportLine]
+    clients: list[ImportLine]
 
 
 def client_module(
@@ -242,32 +562,109 @@ def client_module(
         path = (kind, *dotted.split("."))
         return ImportLine(relative(here, path[:-1]), path[-1], alias, dotted)
 
-    views = [view(s) for s in module.signatures]
+    sigs = module.signatures
+    views = [view(s) for s in sigs]
     pipelines = [
-        PipelineView(p.name, function_name(p.name), p.doc or "", tuple(view(s) for s in sigs))
-        for p, sigs in runnable
+        PipelineView(p.name, function_name(p.name), p.doc or "", tuple(view(s) for s in steps))
+        for p, steps in runnable
     ]
-    returns = {v.ident: _returns(v, aliases.models) for v in views}
-    returns.update({p.ident: _returns(p.steps[-1], aliases.models) for p in pipelines})
     models = [line("models", m, a) for m, a in aliases.models.items()]
-    texts = specs(lowered, module.signatures, views)
+    imports = _Imports(
+        ImportLine(relative(here, module.path[:-1]), module.path[-1], "_v"),
+        models[0],
+        models,
+        [line("client", m, a) for m, a in aliases.clients.items()],
+    )
+    names = Namer()
+    names.taken.update(v.ident for v in views)
+    names.taken.update(p.ident for p in pipelines)
+    names.taken.update(aliases.models.values())
+    names.taken.update(aliases.clients.values())
+    constants = Constants(names)
+    _named_types(lowered, sigs, constants)
+    types_end = len(constants.statements)
+    _shared_texts(lowered, sigs, constants)
+    shared_end = len(constants.statements)
+    by_module = aliases.models
+    sections = []
+    for sig, v in zip(sigs, views, strict=True):
+        start = len(constants.statements)
+        spec = _spec(lowered, sig, v, constants)
+        fields = lowered.output_descriptions(sig) if v.mode == "json" else {}
+        doc = _docstring(v.doc, v.params, _returns_text(v), fields)
+        done = replace(v, spec=spec, docstring=doc)
+        statements = [t.rstrip("\n") for t in constants.statements[start:]]
+        sections.append((statements, _function(done, by_module, imports).rstrip("\n")))
+    functions = [_pipeline(p, by_module, aliases, module.dotted).rstrip("\n") for p in pipelines]
+    code = "\n".join([*(f for _, f in sections), *functions])
+    used = [m for m in models if f"{m.alias}." in code]
     return render(
         env,
         "python/client.py.j2",
         source=module.source,
-        signatures=list(zip(views, texts.specs, strict=True)),
-        shared=texts.table,
-        texts=texts.texts,
-        pipelines=pipelines,
-        returns=returns,
-        aliases=aliases,
+        named_types=[t.rstrip("\n") for t in constants.statements[:types_end]],
+        shared_texts=[t.rstrip("\n") for t in constants.statements[types_end:shared_end]],
+        sections=sections,
+        pipelines=functions,
+        imports=imports,
+        models=used,
+        typing=(["TYPE_CHECKING"] if used else []) + _typing(views, pipelines),
+        runtime=_runtime_names(views, pipelines, bool(constants.statements[:types_end])),
         up=relative(here, ()),
         up_client=relative(here, ("_client",)),
-        validators=ImportLine(relative(here, module.path[:-1]), module.path[-1], "_v"),
-        own=models[0],
-        models=models,
-        clients=[line("client", m, a) for m, a in aliases.clients.items()],
+        exported=[ps.string(name) for name in sorted(_exported(views, pipelines))],
+        names=[v.name for v in views],
+        callable=any(v.mode in _OPTIONS for v in views),
     )
+
+
+def _returns_text(view: SigView) -> str:
+    if view.mode == "text":
+        return "A `Step` whose `return_` is the reply's text."
+    return f"A `Step` whose `return_` is the model `{view.output}`." if view.mode == "json" else ""
+
+
+def _typing(views: Sequence[SigView], pipelines: Sequence[PipelineView]) -> list[str]:
+    """The names the module takes from `typing` and `collections.abc` (ruff: none unused)."""
+    params = [p for v in views for p in v.params] + [
+        p for pl in pipelines for p in pl.steps[0].params
+    ]
+    annotations = " ".join(p.annotation for p in params)
+    modes = {v.mode for v in views}
+    any_ = "Any" in annotations or "ptc_lisp" in modes or any(p.mutable_default for p in params)
+    return [
+        name
+        for name, used in (("Any", any_), ("Literal", "Literal[" in annotations or "json" in modes))
+        if used
+    ]
+
+
+def _runtime_names(
+    views: Sequence[SigView], pipelines: Sequence[PipelineView], types: bool
+) -> list[str]:
+    modes = {v.mode for v in views}
+    calls = bool(modes & {"json", "text"}) or bool(pipelines)
+    names = {
+        "JsonEnforcementError": True,
+        "JsonObject": types or "json" in modes,
+        "Llm": calls,
+        "Request": "ptc_lisp" in modes,
+        "Spec": True,
+        "Step": calls,
+    }
+    return [name for name, used in names.items() if used]
+
+
+def _exported(views: Sequence[SigView], pipelines: Sequence[PipelineView]) -> list[str]:
+    out = ["JsonEnforcementError"]
+    if any(v.mode != "ptc_lisp" for v in views) or pipelines:
+        out.append("Step")
+    for v in views:
+        if v.mode == "ptc_lisp":
+            out += [f"build_{v.validators}_request", f"validate_{v.validators}_output"]
+        else:
+            out.append(v.ident)
+    return out + [p.ident for p in pipelines]
 
 
 def pipeline_steps(

@@ -15,6 +15,13 @@ def suffix(name: str) -> str:
     return re.sub(r"\W", "_", name, flags=re.ASCII)
 
 
+def constant(name: str) -> str:
+    """A module-level constant's name for a .sig name: `ActOnSentiment` and
+    `act-on-sentiment` -> `ACT_ON_SENTIMENT` (.sig names are ASCII and never start with a
+    digit)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", suffix(name)).upper()
+
+
 def identifier(name: str) -> str:
     """A whole Python identifier for a name (keywords get a trailing `_`)."""
     text = suffix(name)
@@ -35,11 +42,12 @@ def kwarg(name: str) -> str:
 
 
 def _private(name: str) -> bool:
-    """A name the module itself uses (`_v`, `_client`, `_m_<module>`, ...): a param or
-    function so named would shadow it."""
-    return name in ("_v", "_client") or name.startswith(
-        ("_m_", "_c_", "_SPEC_", "_SHARED", "_TEXT_")
-    )
+    """A name a client function's body reads besides its params (`_client`, its locals
+    `_values` and `_step<n>`, the `<NAME>_SPEC` constants, the models aliases): a param so
+    named would shadow it."""
+    if name.isupper() and name.endswith("_SPEC"):
+        return True
+    return name in ("_v", "_client", "_values") or name.startswith(("_m_", "_c_", "_step"))
 
 
 # Module-level names of a client module that a function name must not shadow.
