@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from .common import Limits, shown
 from .mustache import render as render_template
@@ -59,7 +59,7 @@ class Spec:
     doc: str = ""
     fragments: JsonObject | None = None  # provider request fragments, by provider
     # The output's field descriptions, which a pipeline hands to its next step.
-    descriptions: dict[str, str] = field(default_factory=dict)
+    descriptions: dict[str, str] = field(default_factory=dict[str, str])
     # Its .sig file's generated modules: <module>.py and models/<module>.py.
     module: str = ""
     key: str = ""  # its generated validators' names: validate_<key>_input, parse_<key>
@@ -101,7 +101,7 @@ class Step(Generic[T]):
     usage: dict[str, int]
     fail: Failure | None = None
     # The output's field descriptions, handed to the next step of a pipeline.
-    field_descriptions: dict[str, str] = field(default_factory=dict)
+    field_descriptions: dict[str, str] = field(default_factory=dict[str, str])
 
 
 class JsonEnforcementError(RuntimeError):
@@ -124,10 +124,23 @@ class CallbackError(TypeError):
     """The callback returned something that is neither text nor {content, tool_calls, tokens}."""
 
 
-def _tokens(value: Any) -> dict[str, int]:
+def _object(value: Any) -> dict[str, Any]:
+    """`value` as a JSON object, or an empty one: what callbacks and servers send may have
+    any shape, and a reader takes what it understands."""
     if not isinstance(value, Mapping):
         return {}
-    return {str(k): v for k, v in value.items() if type(v) is int}
+    # cast: the checkers would see a Mapping of unknown types, which is what JSON holds.
+    fields: Mapping[Any, Any] = cast(Any, value)
+    return {str(k): v for k, v in fields.items()}
+
+
+def _array(value: Any) -> list[Any]:
+    """`value` as a JSON array, or an empty one."""
+    return list(cast(Any, value)) if isinstance(value, list) else []
+
+
+def _tokens(value: Any) -> dict[str, int]:
+    return {k: v for k, v in _object(value).items() if type(v) is int}
 
 
 def read_reply(raw: Any) -> Reply:
@@ -138,13 +151,15 @@ def read_reply(raw: Any) -> Reply:
         raise CallbackError(
             f"the llm callback returned {type(raw).__name__}, not str or dict"
         )
-    content = raw.get("content")
+    reply = _object(raw)
+    content = reply.get("content")
     if content is not None and not isinstance(content, str):
         raise CallbackError("the llm callback's `content` must be a string or None")
-    calls = raw.get("tool_calls") or []
-    if not isinstance(calls, list) or not all(isinstance(c, Mapping) for c in calls):
+    given: Any = reply.get("tool_calls") or []
+    calls = _array(given)
+    if calls != given or not all(isinstance(c, Mapping) for c in calls):
         raise CallbackError("the llm callback's `tool_calls` must be a list of dicts")
-    return Reply(content, [dict(c) for c in calls], _tokens(raw.get("tokens")))
+    return Reply(content, [_object(c) for c in calls], _tokens(reply.get("tokens")))
 
 
 def _add_usage(total: dict[str, int], tokens: Mapping[str, int]) -> None:
@@ -157,12 +172,12 @@ def _error_list(exc: Exception) -> Errors:
     found = getattr(exc, "errors", None)
     if callable(found):  # pydantic: errors() -> [{"loc": (...), "msg": ...}]
         out: Errors = []
-        for item in found():
+        for item in map(_object, _array(found())):
             path = ".".join(str(part) for part in item.get("loc", ())) or "root"
             out.append((path, str(item.get("msg", "invalid"))))
         return out
     if isinstance(found, list) and found:
-        return [(str(p), str(m)) for p, m in found]
+        return [(str(p), str(m)) for p, m in _array(found)]
     return [("root", getattr(exc, "reason", None) or str(exc))]
 
 
@@ -281,16 +296,22 @@ def _unwrapped(
     at the root, so the compiled fragments ask for `{"result": ...}` (`{"items": [...]}` for a
     list) when the output is no map, and a model answering through them replies so. Only a
     reply that is exactly such an object, under the key the fragments name."""
-    keys = {entry.get("wrapped") for entry in (spec.fragments or {}).values()} - {None}
+    entries = map(_object, (spec.fragments or {}).values())
+    keys = {entry.get("wrapped") for entry in entries} - {None}
     if not keys:
         return None
     try:
         value = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in keys:
+    answer = _object(value)
+    if (
+        not isinstance(value, dict)
+        or len(answer) != 1
+        or next(iter(answer)) not in keys
+    ):
         return None
-    ((key, inner),) = value.items()
+    ((key, inner),) = answer.items()
     try:  # as a fenced block: a candidate whatever its type (a bare `3` is none, by the policy)
         parsed = parse(f"```json\n{json.dumps(inner)}\n```")
         result = convert(parsed.value)
@@ -362,9 +383,9 @@ def plain(value: Any) -> Any:
     if callable(dump):
         return dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+        return {k: plain(v) for k, v in _object(value).items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in cast(Any, value)]
     return value
 
 
@@ -373,10 +394,9 @@ def pipe_args(step: Step[Any], params: Mapping[str, str]) -> dict[str, Any]:
     each param the output has a field for, by name."""
     value = plain(step.return_)
     if not isinstance(value, Mapping):
-        raise TypeError(
-            "a pipeline step's output must be an object to feed the next step"
-        )
-    return {kw: value[name] for name, kw in params.items() if name in value}
+        raise TypeError("a pipeline step's output must be an object for the next step")
+    fields = _object(value)
+    return {kw: fields[name] for name, kw in params.items() if name in fields}
 
 
 def chain(*steps: Step[Any], last: Step[T]) -> Step[T]:
@@ -398,30 +418,25 @@ def build_request(spec: Spec, values: Mapping[str, Any]) -> Request:
 
 
 def _fragment(request: Request, provider: str, kind: str) -> dict[str, Any] | None:
-    fragments = request.get("fragments") or {}
-    entry = fragments.get(provider) or {}
+    entry = _object(_object(request.get("fragments")).get(provider))
     found = entry.get(kind)
-    return found if isinstance(found, dict) else None
+    return _object(found) if isinstance(found, dict) else None
 
 
 def _renamed_tools(fragment: dict[str, Any], name: str) -> dict[str, Any]:
     """A compiled tool request with its one tool renamed to what the request asks for."""
-    out: dict[str, Any] = json.loads(
-        json.dumps(fragment)
-    )  # a deep copy; fragments are shared
-    for tool in out.get("tools", []):
-        target = tool.get("function", tool)
-        target["name"] = name
+    out = copy.deepcopy(fragment)  # fragments are the module's constants
+    for tool in _array(out.get("tools")):  # the copy's own dicts, renamed in place
+        tool.get("function", tool)["name"] = name
     choice = out.get("tool_choice")
     if isinstance(choice, dict):
-        target = choice.get("function", choice)
-        target["name"] = name
+        cast("dict[str, Any]", choice).get("function", choice)["name"] = name
     return out
 
 
 def _forced_tool(request: Request) -> str | None:
-    choice = request.get("tool_choice")
-    return choice.get("tool") if isinstance(choice, dict) else None
+    tool = _object(request.get("tool_choice")).get("tool")
+    return tool if isinstance(tool, str) else None
 
 
 def _chat_messages(request: Request) -> list[dict[str, Any]]:
@@ -530,101 +545,82 @@ def _arguments(raw: Any) -> Any:
     return raw
 
 
+def _calls(items: Any, arguments: str) -> list[dict[str, Any]]:
+    """Tool calls of the OpenAI and Ollama shapes: {id, function: {name, arguments}}."""
+    out: list[dict[str, Any]] = []
+    for call in map(_object, _array(items)):
+        function = _object(call.get("function"))
+        if function:
+            args = _arguments(function.get(arguments))
+            out.append(
+                {"id": call.get("id"), "name": function.get("name"), "arguments": args}
+            )
+    return out
+
+
+def _answer(content: str | None, calls: Any, tokens: Any) -> dict[str, Any]:
+    return {"content": content, "tool_calls": calls, "tokens": _tokens(tokens)}
+
+
 def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
     """{content, tool_calls, tokens} from a Chat Completions response."""
-    message = (response.get("choices") or [{}])[0].get("message") or {}
-    calls = [
-        {
-            "id": c.get("id"),
-            "name": c["function"]["name"],
-            "arguments": _arguments(c["function"].get("arguments")),
-        }
-        for c in message.get("tool_calls") or []
-        if isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
-    ]
-    usage = response.get("usage") or {}
+    choices = _array(response.get("choices"))
+    message = _object(_object(choices[0] if choices else None).get("message"))
+    usage = _object(response.get("usage"))
     tokens = {
         "input": usage.get("prompt_tokens"),
         "output": usage.get("completion_tokens"),
     }
-    return {
-        "content": message.get("content"),
-        "tool_calls": calls,
-        "tokens": _tokens(tokens),
-    }
+    content = message.get("content")
+    text = content if isinstance(content, str) else None
+    return _answer(text, _calls(message.get("tool_calls"), "arguments"), tokens)
 
 
 def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
     """{content, tool_calls, tokens} from a Messages API response."""
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
-    for block in response.get("content") or []:
+    for block in map(_object, _array(response.get("content"))):
         if block.get("type") == "text":
-            texts.append(block.get("text", ""))
+            texts.append(str(block.get("text", "")))
         elif block.get("type") == "tool_use":
-            calls.append(
-                {
-                    "id": block.get("id"),
-                    "name": block.get("name"),
-                    "arguments": block.get("input"),
-                }
-            )
-    usage = response.get("usage") or {}
+            name, arguments = block.get("name"), block.get("input")
+            calls.append({"id": block.get("id"), "name": name, "arguments": arguments})
+    usage = _object(response.get("usage"))
     tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
-    return {
-        "content": "".join(texts) if texts else None,
-        "tool_calls": calls,
-        "tokens": _tokens(tokens),
-    }
+    return _answer("".join(texts) if texts else None, calls, tokens)
 
 
 def read_gemini(response: Mapping[str, Any]) -> dict[str, Any]:
     """{content, tool_calls, tokens} from a generateContent response."""
-    candidate = (response.get("candidates") or [{}])[0]
-    parts = (candidate.get("content") or {}).get("parts") or []
+    candidates = _array(response.get("candidates"))
+    content = _object(_object(candidates[0] if candidates else None).get("content"))
+    parts = list(map(_object, _array(content.get("parts"))))
     texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
     calls = [
-        {
-            "id": None,
-            "name": p["functionCall"].get("name"),
-            "arguments": p["functionCall"].get("args"),
-        }
-        for p in parts
-        if isinstance(p.get("functionCall"), Mapping)
+        {"id": None, "name": call.get("name"), "arguments": call.get("args")}
+        for call in (_object(p.get("functionCall")) for p in parts)
+        if call
     ]
-    usage = response.get("usageMetadata") or {}
+    usage = _object(response.get("usageMetadata"))
     tokens = {
         "input": usage.get("promptTokenCount"),
         "output": usage.get("candidatesTokenCount"),
     }
-    return {
-        "content": "".join(texts) if texts else None,
-        "tool_calls": calls,
-        "tokens": _tokens(tokens),
-    }
+    return _answer("".join(texts) if texts else None, calls, tokens)
 
 
 def read_ollama(response: Mapping[str, Any]) -> dict[str, Any]:
     """{content, tool_calls, tokens} from an Ollama /api/chat response."""
-    message = response.get("message") or {}
-    calls = [
-        {
-            "id": None,
-            "name": c["function"].get("name"),
-            "arguments": _arguments(c["function"].get("arguments")),
-        }
-        for c in message.get("tool_calls") or []
-        if isinstance(c, Mapping) and isinstance(c.get("function"), Mapping)
-    ]
+    message = _object(response.get("message"))
     tokens = {
         "input": response.get("prompt_eval_count"),
         "output": response.get("eval_count"),
     }
-    return {
-        "content": message.get("content"),
-        "tool_calls": calls,
-        "tokens": _tokens(tokens),
-    }
+    content = message.get("content")
+    text = content if isinstance(content, str) else None
+    calls = [{**c, "id": None} for c in _calls(message.get("tool_calls"), "arguments")]
+    return _answer(text, calls, tokens)
 
 
 # -- an OpenAI-compatible HTTP callback ----------------------------------------------------------
@@ -662,7 +658,7 @@ class OpenAICompatible:
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 120.0
     repair: bool = True
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
 
     def __call__(self, request: Request) -> dict[str, Any]:
         payload = openai_payload(request, self.model)
@@ -706,14 +702,13 @@ class OpenAICompatible:
             raise LlmHttpError(f"{shown}: the response is not JSON") from None
         if not isinstance(decoded, dict):
             raise LlmHttpError(f"{shown}: the response is not a JSON object")
-        return decoded
+        return _object(decoded)
 
     def _redacted(self, text: str) -> str:
         """`text` (a server's error body, which may echo the request) without the secrets."""
         for secret in (self.api_key, *self.headers.values()):
-            if (
-                secret and len(secret) >= 8
-            ):  # a short header value is no secret to hunt for
+            # A short header value is no secret to hunt for.
+            if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
         return text
 

@@ -63,6 +63,23 @@ MODULE_NAMES = frozenset(
 )
 
 
+@dataclass
+class LiteralAliases:
+    """Module-level aliases for the `Literal[...]` types of params too long to show inline:
+    `Colour = Literal["red", ...]`, named after the .sig type (or the param) they stand for."""
+
+    names: Namer
+    by_text: dict[str, str] = field(default_factory=dict)
+    statements: list[str] = field(default_factory=list)
+
+    def alias(self, values: Sequence[Any], wanted: str) -> str:
+        node = ps.subscript("Literal", *(ps.lit(v) for v in values))
+        if node.text not in self.by_text:
+            self.by_text[node.text] = name = self.names.take(wanted)
+            self.statements.append(ps.assign(name, node))
+        return self.by_text[node.text]
+
+
 @dataclass(frozen=True)
 class Annotations:
     """Python annotations for IR types; named object types may also be passed as models."""
@@ -70,6 +87,8 @@ class Annotations:
     project: ir.Project
     classes: frozenset[str]
     models: str  # the alias the client module imports its models module under
+    aliases: LiteralAliases | None = None  # given: literal unions become aliases
+    naming: str = ""  # what an alias made here is named after
 
     def of(self, t: ir.TypeRef, seen: tuple[str, ...] = ()) -> str:
         match t:
@@ -95,8 +114,10 @@ class Annotations:
 
         values = [m.value for m in members if isinstance(m, ir.Literal) and literal(m)]
         rest = [self.of(m, seen) for m in members if not literal(m)]
-        shown = ", ".join(ps.flat(ps.lit(v)) for v in values)
-        parts = ([f"Literal[{shown}]"] if values else []) + rest
+        shown = f"Literal[{', '.join(ps.flat(ps.lit(v)) for v in values)}]"
+        if values and self.aliases is not None:
+            shown = self.aliases.alias(values, _camel(self.naming))
+        parts = ([shown] if values else []) + rest
         return " | ".join(dict.fromkeys(parts))
 
     def _named(self, name: str, seen: tuple[str, ...]) -> str:
@@ -107,7 +128,12 @@ class Annotations:
             return "dict[str, Any]"
         if name in seen:
             return "Any"
-        return self.of(target, (*seen, name))
+        return replace(self, naming=name).of(target, (*seen, name))
+
+
+def _camel(name: str) -> str:
+    """`favourite_colour` -> `FavouriteColour`; `Colour` stays."""
+    return "".join(part[:1].upper() + part[1:] for part in suffix(name).split("_")) or "Value"
 
 
 @dataclass(frozen=True)
@@ -142,18 +168,24 @@ class SigView:
     docstring: str = ""
 
 
+def _param(p: ir.Field, annotations: Annotations) -> ParamView:
+    annotation, default, mutable = annotations.of(p.type), None, False
+    if p.default is not None and isinstance(p.default.value, list | dict):
+        mutable, default = True, "None"
+        annotation = annotation if annotation.endswith("| None") else f"{annotation} | None"
+    elif p.default is not None:
+        default = ps.flat(ps.lit(p.default.value))
+    elif isinstance(p.type, ir.Optional):
+        default = "None"
+    return ParamView(p.name, kwarg(p.name), annotation, default, p.description or "", mutable)
+
+
 def _params(sig: ir.Signature, annotations: Annotations) -> tuple[ParamView, ...]:
     out = []
     for p in sig.params:
-        annotation, default, mutable = annotations.of(p.type), None, False
-        if p.default is not None and isinstance(p.default.value, list | dict):
-            mutable, default = True, "None"
-            annotation = annotation if annotation.endswith("| None") else f"{annotation} | None"
-        elif p.default is not None:
-            default = ps.flat(ps.lit(p.default.value))
-        elif isinstance(p.type, ir.Optional):
-            default = "None"
-        view = ParamView(p.name, kwarg(p.name), annotation, default, p.description or "", mutable)
+        view = _param(p, replace(annotations, aliases=None))
+        if ps.width(f"{ps.INDENT}{view.line},") > ps.WIDTH and annotations.aliases is not None:
+            view = _param(p, replace(annotations, naming=p.name))  # the literals as aliases
         out.append(view)
     # Required params first, so the generated `def` is valid whatever the declaration order.
     return tuple(sorted(out, key=lambda v: v.default is not None))
@@ -180,7 +212,9 @@ def _used(lowered: Lowered, sig: ir.Signature) -> dict[str, Any]:
         entries = provider(name).runtime_entries
         fragment = lowered.fragment(sig, name)
         if entries and fragment.available:
-            out[name] = {k: v for k, v in fragment.entry.items() if k in entries}
+            # `wrapped` only where the root is wrapped: the runtime reads it with `.get`.
+            used = fragment.entry.items()
+            out[name] = {k: v for k, v in used if k in entries and (k != "wrapped" or v)}
     return out
 
 
@@ -234,10 +268,10 @@ class Constants:
             name = self.define(wanted, self.node(value, {}), "JsonObject")
             self.defs[key, _key(value)] = name
 
-    def node(self, value: Any, schemas: Mapping[str, str], root: bool = True) -> ps.Node:
-        """`value` printed with the named types under `$defs`, and any of `schemas` (key ->
-        constant) below the root, written as their constants' names."""
-        if not root and isinstance(value, dict) and (found := schemas.get(_key(value))):
+    def node(self, value: Any, schemas: Mapping[int, str], root: bool = True) -> ps.Node:
+        """`value` printed with the named types under `$defs`, and the objects in `schemas`
+        (their `id` -> constant) below the root, written as their constants' names."""
+        if not root and (found := schemas.get(id(value))):
             return ps.code(found)
         if isinstance(value, dict):
             items = []
@@ -254,7 +288,7 @@ class Constants:
             return ps.Brackets("", "[", tuple(self.node(v, schemas, False) for v in value), "]")
         return ps.lit(value)
 
-    def _def(self, key: str, value: Any, schemas: Mapping[str, str]) -> ps.Node:
+    def _def(self, key: str, value: Any, schemas: Mapping[int, str]) -> ps.Node:
         found = self.defs.get((key, _key(value)))
         return ps.code(found) if found else self.node(value, schemas, root=False)
 
@@ -299,18 +333,20 @@ def _named_types(lowered: Lowered, sigs: Sequence[ir.Signature], constants: Cons
                 constants.named_type(key, value, name)
 
 
-def _schemas(lowered: Lowered, sig: ir.Signature, constants: Constants) -> dict[str, str]:
-    """The signature's output schema and each provider's form of it that differs, as
-    constants: (the value's key -> the constant), the plain schema first."""
+def _schemas(lowered: Lowered, sig: ir.Signature, constants: Constants) -> dict[int, str]:
+    """The signature's output schema and each provider's form of it, as constants (a form
+    equal to one already written takes its constant): each schema object's `id` -> its
+    constant, the plain schema first. The fragments hold these very objects."""
     stem = constant(sig.name)
     plain = lowered.output_schema(sig)
-    out = {_key(plain): constants.define(f"{stem}_SCHEMA", constants.node(plain, {}), "JsonObject")}
+    first = constants.define(f"{stem}_SCHEMA", constants.node(plain, {}), "JsonObject")
+    by_value, out = {_key(plain): first}, {id(plain): first}
     for name, schema in _provider_schemas(lowered, sig):
-        if _key(schema) not in out:
+        key = _key(schema)
+        if key not in by_value:
             node = constants.node(schema, {})
-            out[_key(schema)] = constants.define(
-                f"{stem}_SCHEMA_{name.upper()}", node, "JsonObject"
-            )
+            by_value[key] = constants.define(f"{stem}_SCHEMA_{name.upper()}", node, "JsonObject")
+        out[id(schema)] = by_value[key]
     return out
 
 
@@ -467,9 +503,12 @@ def _function(view: SigView, models: Mapping[str, str], imports: _Imports) -> st
         "The first request of this PTC-Lisp signature; the program runs elsewhere.", 1
     )
     out = _def(f"build_{view.validators}_request", params, "Request", doc, build)
+    local = [
+        (imports.validators.source, f"import {imports.validators.name} as _v"),
+        (imports.own.source, f"import {imports.own.name} as {own}"),
+    ]
     check = [
-        f"    from {imports.validators.source} import {imports.validators.name} as _v",
-        f"    from {imports.own.source} import {imports.own.name} as {own}",
+        *(f"    from {source} {names}" for source, names in sorted(local)),
         "",
         _statement(
             "return ",
@@ -552,10 +591,17 @@ def client_module(
     runnable = pipeline_steps(lowered, module)
     others = sorted({lowered.module_of(s).dotted for _, sigs in runnable for s in sigs})
     aliases = Aliases.of(module.dotted, [o for o in others if o != module.dotted])
+    names = Namer()  # function names first: they derive from the .sig names alone
+    names.taken.update(function_name(s.name) for s in module.signatures)
+    names.taken.update(function_name(p.name) for p, _ in runnable)
+    names.taken.update(aliases.models.values())
+    names.taken.update(aliases.clients.values())
+    literals = LiteralAliases(names)
 
     def view(sig: ir.Signature) -> SigView:
         dotted = lowered.module_of(sig).dotted
-        annotations = Annotations(lowered.project, classes[dotted], aliases.models[dotted])
+        models = aliases.models[dotted]
+        annotations = Annotations(lowered.project, classes[dotted], models, literals)
         return sig_view(lowered, sig, annotations)
 
     def line(kind: str, dotted: str, alias: str) -> ImportLine:
@@ -575,11 +621,6 @@ def client_module(
         models,
         [line("client", m, a) for m, a in aliases.clients.items()],
     )
-    names = Namer()
-    names.taken.update(v.ident for v in views)
-    names.taken.update(p.ident for p in pipelines)
-    names.taken.update(aliases.models.values())
-    names.taken.update(aliases.clients.values())
     constants = Constants(names)
     _named_types(lowered, sigs, constants)
     types_end = len(constants.statements)
@@ -608,7 +649,8 @@ def client_module(
         pipelines=functions,
         imports=imports,
         models=used,
-        typing=(["TYPE_CHECKING"] if used else []) + _typing(views, pipelines),
+        typing=(["TYPE_CHECKING"] if used else []) + _typing(views, pipelines, literals),
+        literal_aliases=[t.rstrip("\n") for t in literals.statements],
         runtime=_runtime_names(views, pipelines, bool(constants.statements[:types_end])),
         up=relative(here, ()),
         up_client=relative(here, ("_client",)),
@@ -624,12 +666,14 @@ def _returns_text(view: SigView) -> str:
     return f"A `Step` whose `return_` is the model `{view.output}`." if view.mode == "json" else ""
 
 
-def _typing(views: Sequence[SigView], pipelines: Sequence[PipelineView]) -> list[str]:
+def _typing(
+    views: Sequence[SigView], pipelines: Sequence[PipelineView], literals: LiteralAliases
+) -> list[str]:
     """The names the module takes from `typing` and `collections.abc` (ruff: none unused)."""
     params = [p for v in views for p in v.params] + [
         p for pl in pipelines for p in pl.steps[0].params
     ]
-    annotations = " ".join(p.annotation for p in params)
+    annotations = " ".join([p.annotation for p in params] + literals.statements)
     modes = {v.mode for v in views}
     any_ = "Any" in annotations or "ptc_lisp" in modes or any(p.mutable_default for p in params)
     return [

@@ -14,6 +14,7 @@ escapes `repr` would use, so nothing from a `.sig` file can end a literal early.
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 import unicodedata
@@ -41,6 +42,11 @@ class Pair:
     sep: str
     value: Node
 
+    @functools.cached_property
+    def text(self) -> str:
+        """The pair on one line (computed once: `render` asks at every level)."""
+        return self.key + self.sep + self.value.text
+
 
 @dataclass(frozen=True)
 class Brackets:
@@ -54,6 +60,14 @@ class Brackets:
     # and a tuple of one needs one (`(x,)`).
     kind: str = "plain"  # "plain", "subscript" or "tuple"
 
+    @functools.cached_property
+    def text(self) -> str:
+        """The expression on one line (computed once: `render` asks at every level)."""
+        inner = ", ".join(i.text for i in self.items)
+        if self.kind == "tuple" and len(self.items) == 1:
+            inner += ","
+        return self.head + self.open + inner + self.close
+
 
 Node = Code | Pair | Brackets
 
@@ -61,6 +75,8 @@ Node = Code | Pair | Brackets
 def string(text: str) -> str:
     """A string literal of `text` with ruff's preferred quotes."""
     quote = "'" if text.count('"') > text.count("'") else '"'
+    if quote not in text and "\\" not in text and text.isprintable():
+        return quote + text + quote  # the common case, without a look at each character
     return quote + "".join(_escaped(c, quote) for c in text) + quote
 
 
@@ -80,6 +96,8 @@ def _escaped(char: str, quote: str) -> str:
 def _block_body(text: str) -> str:
     """`text` for the inside of a triple-quoted literal: line breaks kept, a quote escaped
     only where it would close the literal."""
+    if '"' not in text and "\\" not in text and text.replace("\n", "").isprintable():
+        return text
     out: list[str] = []
     quotes = 0  # unescaped quotes just written: a third would close the literal
     for char in text:
@@ -164,17 +182,7 @@ def subscript(value: str, *items: Node) -> Brackets:
 
 def flat(node: Node) -> str:
     """The expression on one line."""
-    match node:
-        case Code(text):
-            return text
-        case Pair(key, sep, value):
-            return key + sep + flat(value)
-        case Brackets(head, open_, items, close, kind):
-            inner = ", ".join(flat(i) for i in items)
-            if kind == "tuple" and len(items) == 1:
-                inner += ","
-            return head + open_ + inner + close
-    raise TypeError(node)
+    return node.text
 
 
 def width(text: str) -> int:

@@ -286,7 +286,6 @@ AGENT_STEP_SCHEMA_GEMINI: JsonObject = {
 
 AGENT_STEP_FRAGMENTS: JsonObject = {
     "openai": {
-        "wrapped": None,
         "request": {
             "response_format": {
                 "type": "json_schema",
@@ -314,7 +313,6 @@ AGENT_STEP_FRAGMENTS: JsonObject = {
         },
     },
     "anthropic": {
-        "wrapped": None,
         "request": {
             "output_config": {
                 "format": {
@@ -336,7 +334,6 @@ AGENT_STEP_FRAGMENTS: JsonObject = {
         },
     },
     "gemini": {
-        "wrapped": None,
         "request": {
             "generationConfig": {
                 "responseMimeType": "application/json",
@@ -344,7 +341,7 @@ AGENT_STEP_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {"wrapped": None, "request": {"format": AGENT_STEP_SCHEMA_ANTHROPIC}},
+    "ollama": {"request": {"format": AGENT_STEP_SCHEMA_ANTHROPIC}},
 }
 
 AGENT_STEP_SPEC = Spec(

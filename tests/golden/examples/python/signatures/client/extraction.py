@@ -266,7 +266,6 @@ EXTRACT_PRODUCTS_SCHEMA_OLLAMA: JsonObject = {
 
 EXTRACT_PRODUCTS_FRAGMENTS: JsonObject = {
     "openai": {
-        "wrapped": None,
         "request": {
             "response_format": {
                 "type": "json_schema",
@@ -297,7 +296,6 @@ EXTRACT_PRODUCTS_FRAGMENTS: JsonObject = {
         },
     },
     "anthropic": {
-        "wrapped": None,
         "request": {
             "output_config": {
                 "format": {
@@ -319,7 +317,6 @@ EXTRACT_PRODUCTS_FRAGMENTS: JsonObject = {
         },
     },
     "gemini": {
-        "wrapped": None,
         "request": {
             "generationConfig": {
                 "responseMimeType": "application/json",
@@ -327,7 +324,7 @@ EXTRACT_PRODUCTS_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {"wrapped": None, "request": {"format": EXTRACT_PRODUCTS_SCHEMA_OLLAMA}},
+    "ollama": {"request": {"format": EXTRACT_PRODUCTS_SCHEMA_OLLAMA}},
 }
 
 EXTRACT_PRODUCTS_SPEC = Spec(
@@ -571,7 +568,6 @@ READ_INVOICE_SCHEMA_GEMINI: JsonObject = {
 
 READ_INVOICE_FRAGMENTS: JsonObject = {
     "openai": {
-        "wrapped": None,
         "request": {
             "response_format": {
                 "type": "json_schema",
@@ -599,7 +595,6 @@ READ_INVOICE_FRAGMENTS: JsonObject = {
         },
     },
     "anthropic": {
-        "wrapped": None,
         "request": {
             "output_config": {
                 "format": {
@@ -621,7 +616,6 @@ READ_INVOICE_FRAGMENTS: JsonObject = {
         },
     },
     "gemini": {
-        "wrapped": None,
         "request": {
             "generationConfig": {
                 "responseMimeType": "application/json",
@@ -629,7 +623,7 @@ READ_INVOICE_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {"wrapped": None, "request": {"format": READ_INVOICE_SCHEMA}},
+    "ollama": {"request": {"format": READ_INVOICE_SCHEMA}},
 }
 
 READ_INVOICE_SPEC = Spec(

@@ -230,7 +230,6 @@ RANK_RESULTS_FRAGMENTS: JsonObject = {
         },
     },
     "gemini": {
-        "wrapped": None,
         "request": {
             "generationConfig": {
                 "responseMimeType": "application/json",
@@ -238,7 +237,7 @@ RANK_RESULTS_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {"wrapped": None, "request": {"format": RANK_RESULTS_SCHEMA_OLLAMA}},
+    "ollama": {"request": {"format": RANK_RESULTS_SCHEMA_OLLAMA}},
 }
 
 RANK_RESULTS_SPEC = Spec(

@@ -162,7 +162,6 @@ CLASSIFY_SCHEMA_GEMINI: JsonObject = {
 
 CLASSIFY_FRAGMENTS: JsonObject = {
     "openai": {
-        "wrapped": None,
         "request": {
             "response_format": {
                 "type": "json_schema",
@@ -190,7 +189,6 @@ CLASSIFY_FRAGMENTS: JsonObject = {
         },
     },
     "anthropic": {
-        "wrapped": None,
         "request": {
             "output_config": {
                 "format": {"type": "json_schema", "schema": CLASSIFY_SCHEMA_ANTHROPIC},
@@ -209,7 +207,6 @@ CLASSIFY_FRAGMENTS: JsonObject = {
         },
     },
     "gemini": {
-        "wrapped": None,
         "request": {
             "generationConfig": {
                 "responseMimeType": "application/json",
@@ -217,7 +214,7 @@ CLASSIFY_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {"wrapped": None, "request": {"format": CLASSIFY_SCHEMA_ANTHROPIC}},
+    "ollama": {"request": {"format": CLASSIFY_SCHEMA_ANTHROPIC}},
 }
 
 CLASSIFY_SPEC = Spec(
@@ -391,7 +388,6 @@ ACT_ON_SENTIMENT_SCHEMA_GEMINI: JsonObject = {
 
 ACT_ON_SENTIMENT_FRAGMENTS: JsonObject = {
     "openai": {
-        "wrapped": None,
         "request": {
             "response_format": {
                 "type": "json_schema",
@@ -422,7 +418,6 @@ ACT_ON_SENTIMENT_FRAGMENTS: JsonObject = {
         },
     },
     "anthropic": {
-        "wrapped": None,
         "request": {
             "output_config": {
                 "format": {
@@ -444,7 +439,6 @@ ACT_ON_SENTIMENT_FRAGMENTS: JsonObject = {
         },
     },
     "gemini": {
-        "wrapped": None,
         "request": {
             "generationConfig": {
                 "responseMimeType": "application/json",
@@ -452,10 +446,7 @@ ACT_ON_SENTIMENT_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {
-        "wrapped": None,
-        "request": {"format": ACT_ON_SENTIMENT_SCHEMA_ANTHROPIC},
-    },
+    "ollama": {"request": {"format": ACT_ON_SENTIMENT_SCHEMA_ANTHROPIC}},
 }
 
 ACT_ON_SENTIMENT_SPEC = Spec(
