@@ -34,8 +34,17 @@ signature stress(text :string, items [Node] = [], maybe Shape?) -> {
   union :string | :int | [:string] | {z :bool},
   id :string @format("uuid"),
   long_field_name_that_is_really_quite_long_indeed :string? @pattern("^[a-z]+(?:-[a-z]+)*$") "and has a description that is long as well, long long long",
-  opt_union (:string | :int)?
+  opt_union (:string | :int)?,
+  favourite ("red" | "green" | "blue" | "cyan" | "magenta" | "yellow" | "black" | "white" | "orange")?,
+  palette ["red" | "green" | "blue" | "cyan" | "magenta" | "yellow" | "black" | "white" | "orange"] = ["red", "blue"],
+  many_models VeryLongModelNameNumberOne | VeryLongModelNameNumberTwo | VeryLongModelNameNumberThree | :string
 }
+
+type VeryLongModelNameNumberOne = {one :int}
+type VeryLongModelNameNumberTwo = {two :int}
+type VeryLongModelNameNumberThree = {three :int}
+
+signature choose_one_colour_from_a_palette_of_many() -> "red" | "green" | "blue" | "cyan" | "magenta" | "yellow"
 
 signature plain() -> :string
 signature listy() -> [:int]

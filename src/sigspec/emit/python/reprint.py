@@ -10,12 +10,49 @@ thing the generator writes that a reprint would drop, and it writes none.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from sigspec.emit.python import pysource
-from sigspec.emit.python.pysource import INDENT, WIDTH, Brackets, Node, width
+from sigspec.emit.python.pysource import INDENT, WIDTH, Brackets, Code, Node, Pair, width
 
 # Modules a models module imports from that are not the standard library's.
 _THIRD_PARTY = frozenset({"pydantic"})
+
+
+@dataclass(frozen=True)
+class Union(Code):
+    """`A | B | None`: `text` on one line; split before each `|` where it does not fit
+    (ruff's layout of a binary expression, which `pysource` does not print)."""
+
+    members: tuple[Node, ...] = ()
+
+
+def union(members: tuple[Node, ...]) -> Union:
+    return Union(" | ".join(pysource.flat(m) for m in members), members)
+
+
+def render(node: Node, indent: int, head: int = 0, tail: int = 0) -> str:
+    """`pysource.render`, which also splits a `Union` inside brackets it opens."""
+    one_line = pysource.flat(node)
+    if len(INDENT) * indent + head + width(one_line) + tail <= WIDTH:
+        return one_line
+    match node:
+        case Union(_, members) if members:
+            pad = INDENT * indent
+            lines = [render(members[0], indent, head, 0)]
+            lines += [pad + "| " + render(m, indent, 2, 0) for m in members[1:-1]]
+            lines.append(pad + "| " + render(members[-1], indent, 2, tail))
+            return "\n".join(lines)
+        case Pair(key, sep, value):
+            return key + sep + render(value, indent, head + width(key + sep), tail)
+        case Brackets(head_text, open_, items, close, kind) if items:
+            inner = INDENT * (indent + 1)
+            comma = "" if kind == "subscript" and len(items) == 1 else ","
+            lines = [head_text + open_]
+            lines += [inner + render(i, indent + 1, 0, len(comma)) + comma for i in items]
+            lines.append(INDENT * indent + close)
+            return "\n".join(lines)
+    return one_line
 
 
 def reprint(module: str, header: str) -> str:
@@ -80,8 +117,10 @@ def _isort_key(name: str) -> tuple[int, str]:
 def _class(node: ast.ClassDef, models: frozenset[str]) -> str:
     if node.decorator_list or node.keywords:
         raise RuntimeError(f"unexpected class shape in a models module: {node.name}")
-    bases = ", ".join(pysource.flat(_node(b)) for b in node.bases)
-    lines = [f"class {node.name}({bases}):\n" if bases else f"class {node.name}:\n"]
+    lines = [f"class {node.name}:\n"]
+    if node.bases:
+        bases = tuple(_node(b) for b in node.bases)
+        lines = [render(Brackets(f"class {node.name}", "(", bases, ")"), 0, 0, 1) + ":\n"]
     body = list(node.body)
     if body and _docstring(body[0]) is not None:
         text = _docstring(body[0])
@@ -111,9 +150,9 @@ def _statement(stmt: ast.stmt, indent: int, models: frozenset[str]) -> str:
             return pad + _annotated(f"{name}: ", _node(annotation), value_node, indent)
         case ast.Assign([ast.Name(name)], value):
             head = f"{name} = "
-            return pad + head + pysource.render(_node(value), indent, width(head)) + "\n"
+            return pad + head + render(_node(value), indent, width(head)) + "\n"
         case ast.Expr(value):
-            return pad + pysource.render(_node(value), indent) + "\n"
+            return pad + render(_node(value), indent) + "\n"
         case ast.Pass():
             return pad + "pass\n"
     raise RuntimeError(f"unexpected statement in a models module: {ast.dump(stmt)[:80]}")
@@ -135,15 +174,30 @@ def _default(annotation: ast.expr, value: ast.expr, models: frozenset[str]) -> N
 
 def _annotated(head: str, annotation: Node, value: Node | None, indent: int) -> str:
     """`name: T` or `name: T = value` on one line when it fits, else the value's brackets
-    opened (ruff splits the right-hand side first), else the annotation's."""
+    opened (ruff splits the right-hand side first), else the annotation's (a union in
+    parentheses), and the value after it as it then fits."""
+    pad = INDENT * indent
     tail = "" if value is None else " = " + pysource.flat(value)
     target = head + pysource.flat(annotation)
-    if len(INDENT) * indent + width(target + tail) <= WIDTH:
+    if len(pad) + width(target + tail) <= WIDTH:
         return target + tail + "\n"
     if isinstance(value, Brackets) and value.items:
         prefix = target + " = "
-        return prefix + pysource.render(value, indent, width(prefix)) + "\n"
-    return head + pysource.render(annotation, indent, width(head), width(tail)) + tail + "\n"
+        if len(pad) + width(prefix + value.head + value.open) <= WIDTH:
+            return prefix + render(value, indent, width(prefix)) + "\n"
+    if isinstance(annotation, Union):
+        inner = INDENT * (indent + 1) + render(annotation, indent + 1)
+        typed = f"{head}(\n{inner}\n{pad})"
+    else:
+        typed = head + render(annotation, indent, width(head), width(tail))
+    if value is None:
+        return typed + "\n"
+    wrapped = INDENT * (indent + 1) + pysource.flat(value)
+    if "\n" not in typed and isinstance(value, Code) and width(wrapped) <= WIDTH:
+        return f"{typed} = (\n{wrapped}\n{pad})\n"  # ruff wraps a value that then fits
+    last = typed.rsplit("\n", 1)[-1]
+    shown = last if "\n" in typed else pad + last
+    return typed + " = " + render(value, indent, width(shown) - len(pad) + 3) + "\n"
 
 
 def _node(e: ast.expr) -> Node:
@@ -169,8 +223,15 @@ def _node(e: ast.expr) -> Node:
                 if k is not None
             )
             return Brackets("", "{", pairs, "}")
-        case ast.BinOp(left, ast.BitOr(), right):
-            return pysource.code(pysource.flat(_node(left)) + " | " + pysource.flat(_node(right)))
+        case ast.BinOp(op=ast.BitOr()):
+            return union(tuple(_node(m) for m in _members(e)))
         case ast.Name() | ast.Attribute() | ast.UnaryOp(ast.USub(), ast.Constant()):
             return pysource.code(ast.unparse(e))
     raise RuntimeError(f"unexpected expression in a models module: {ast.unparse(e)[:80]}")
+
+
+def _members(e: ast.expr) -> list[ast.expr]:
+    """The operands of `A | B | C` (parsed as `(A | B) | C`), left to right."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr):
+        return [*_members(e.left), *_members(e.right)]
+    return [e]
