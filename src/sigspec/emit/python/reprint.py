@@ -203,6 +203,8 @@ def _annotated(head: str, annotation: Node, value: Node | None, indent: int) -> 
 def _node(e: ast.expr) -> Node:
     """An expression as a `pysource` tree."""
     match e:
+        case ast.Constant(value) if value is Ellipsis:
+            return pysource.code("...")
         case ast.Constant(value) if not isinstance(value, bytes):
             return pysource.lit(value)
         case ast.Call(func, args, keywords) if all(k.arg is not None for k in keywords):
