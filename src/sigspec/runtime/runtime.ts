@@ -35,17 +35,43 @@ class Float {
 }
 
 export type Issue = [string, string];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Descriptor = readonly any[];
+/** A type as the runtime reads it (generated code holds them as JSON text): a kind, then
+ * what that kind needs (`["list", item]`, `["map", fields, open]`, ...). */
+export type Descriptor = readonly unknown[];
+/** A map's field: name, alias, type, required, has a default, the default, @fallback, its
+ * constraints (`[keyword, bound]` pairs). */
+type Field = readonly [
+  string,
+  string,
+  Descriptor,
+  boolean,
+  boolean,
+  unknown,
+  boolean,
+  Descriptor,
+];
 export type Types = { readonly [name: string]: Descriptor };
 
-const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+/** Whether `text` holds a control character (below U+0020), which strict JSON refuses. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++)
+    if (text.charCodeAt(i) < 0x20) return true;
+  return false;
+}
+
+const hasOwn = (o: object, key: string): boolean =>
+  Object.prototype.hasOwnProperty.call(o, key);
 
 /** Sets an own property, even `__proto__`, without touching any prototype: a key the object
  * inherits (`__proto__`'s setter above all) is defined, any other assigned (5x faster). */
 function put(o: Record<string, unknown>, key: string, value: unknown): void {
   if (key in o && !hasOwn(o, key)) {
-    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(o, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   } else o[key] = value;
 }
 
@@ -55,11 +81,14 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+const isInt = (v: unknown): v is number =>
+  typeof v === "number" && Number.isInteger(v);
 const isFloat = (v: unknown): boolean =>
   v instanceof Float || (typeof v === "number" && !Number.isInteger(v));
-const isNumber = (v: unknown): boolean => typeof v === "number" || v instanceof Float;
-const num = (v: unknown): number => (v instanceof Float ? v.value : (v as number));
+const isNumber = (v: unknown): boolean =>
+  typeof v === "number" || v instanceof Float;
+const num = (v: unknown): number =>
+  v instanceof Float ? v.value : (v as number);
 
 /** A value as plain JSON data: floats unwrapped, containers copied. */
 function plain(v: unknown): unknown {
@@ -75,7 +104,8 @@ function plain(v: unknown): unknown {
 
 /** Python's `==` on JSON data: numbers by value (`1 == 1.0 == True`), containers deeply. */
 function pyEqual(a: unknown, b: unknown): boolean {
-  const numeric = (x: unknown): boolean => isNumber(x) || typeof x === "boolean";
+  const numeric = (x: unknown): boolean =>
+    isNumber(x) || typeof x === "boolean";
   if (numeric(a) && numeric(b)) return Number(num(a)) === Number(num(b));
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && a.every((x, i) => pyEqual(x, b[i]));
@@ -120,7 +150,8 @@ function dumpString(s: string, ascii: boolean): string {
     const code = s.charCodeAt(i);
     const escaped = hasOwn(ESCAPES, ch) ? ESCAPES[ch] : undefined;
     if (escaped !== undefined) out += escaped;
-    else if (code < 0x20 || (ascii && code > 0x7e)) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else if (code < 0x20 || (ascii && code > 0x7e))
+      out += `\\u${code.toString(16).padStart(4, "0")}`;
     else out += ch;
   }
   return out + '"';
@@ -135,7 +166,9 @@ function dumps(v: unknown, ascii = false): string {
   if (isNumber(v)) return String(num(v));
   if (Array.isArray(v)) return `[${v.map((x) => dumps(x, ascii)).join(", ")}]`;
   if (isMap(v)) {
-    return `{${Object.keys(v).map((k) => `${dumpString(k, ascii)}: ${dumps(v[k], ascii)}`).join(", ")}}`;
+    return `{${Object.keys(v)
+      .map((k) => `${dumpString(k, ascii)}: ${dumps(v[k], ascii)}`)
+      .join(", ")}}`;
   }
   return "null";
 }
@@ -143,7 +176,8 @@ function dumps(v: unknown, ascii = false): string {
 /** Equal for two answers exactly when Python's `json.dumps(answer, sort_keys=True)` texts
  * are: a whole float (`2.0`, and `-0.0`) is not the int 2 (or 0). */
 function answerKey(v: unknown): string {
-  if (v instanceof Float) return `${Object.is(v.value, -0) ? "-0" : String(v.value)}.0`;
+  if (v instanceof Float)
+    return `${Object.is(v.value, -0) ? "-0" : String(v.value)}.0`;
   if (typeof v === "number") return String(v);
   if (Array.isArray(v)) return `[${v.map(answerKey).join(",")}]`;
   if (isMap(v)) {
@@ -156,7 +190,8 @@ function answerKey(v: unknown): string {
 }
 
 /** Python's `str.strip()` whitespace (which, unlike `trim`, keeps U+FEFF). */
-const PY_SPACE = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+const PY_SPACE =
+  "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
 
 function lstrip(s: string, chars: string): string {
   let start = 0;
@@ -174,7 +209,8 @@ function strip(s: string, chars = PY_SPACE): string {
 
 const codePoints = (s: string): number => {
   let n = 0;
-  for (const _ of s) n++;
+  const points = s[Symbol.iterator]();
+  while (!points.next().done) n++;
   return n;
 };
 
@@ -193,18 +229,32 @@ export interface Limits {
 /** The deepest `depth` a limit may set: past it the Python validators run out of stack. */
 export const MAX_DEPTH = 256;
 
-export const LIMITS: Limits = Object.freeze({ replyChars: 1024 * 1024, depth: 128, tags: 10_000 });
+export const LIMITS: Limits = Object.freeze({
+  replyChars: 1024 * 1024,
+  depth: 128,
+  tags: 10_000,
+});
 
 /** The limits with `given` over the defaults; a limit that is no positive integer throws. */
 export function limitsOf(given: Partial<Limits> | undefined): Limits {
   if (given === undefined || given === LIMITS) return LIMITS;
   const out = { ...LIMITS, ...given };
-  const names: Record<keyof Limits, string> = { replyChars: "reply_chars", depth: "depth", tags: "tags" };
+  const names: Record<keyof Limits, string> = {
+    replyChars: "reply_chars",
+    depth: "depth",
+    tags: "tags",
+  };
   for (const key of ["replyChars", "depth", "tags"] as const) {
-    if (!Number.isInteger(out[key]) || out[key] < 1) throw new RangeError(`the limit ${names[key]} must be a positive integer`);
+    if (!Number.isInteger(out[key]) || out[key] < 1)
+      throw new RangeError(
+        `the limit ${names[key]} must be a positive integer`,
+      );
   }
   // The same bound as the Python runtime's, so one configuration means the same in both.
-  if (out.depth > MAX_DEPTH) throw new RangeError(`the limit depth can be at most ${MAX_DEPTH}, not ${out.depth}`);
+  if (out.depth > MAX_DEPTH)
+    throw new RangeError(
+      `the limit depth can be at most ${MAX_DEPTH}, not ${out.depth}`,
+    );
   return Object.freeze(out);
 }
 
@@ -218,12 +268,16 @@ export function tooDeep(value: unknown, depth: number): boolean {
     if (top === undefined) return false;
     const [container, level] = top;
     if (level > depth) return true;
-    const items = Array.isArray(container) ? container : Object.values(container as Record<string, unknown>);
-    for (const item of items) if (Array.isArray(item) || isMap(item)) stack.push([item, level + 1]);
+    const items = Array.isArray(container)
+      ? container
+      : Object.values(container as Record<string, unknown>);
+    for (const item of items)
+      if (Array.isArray(item) || isMap(item)) stack.push([item, level + 1]);
   }
 }
 
-const depthMessage = (depth: number): string => `nested more than ${depth} levels deep (the nesting-depth limit)`;
+const depthMessage = (depth: number): string =>
+  `nested more than ${depth} levels deep (the nesting-depth limit)`;
 
 /* ---- validation (runtime/validate.py) ---------------------------------------------------- */
 
@@ -248,14 +302,19 @@ const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/** RFC 3339 date-time as JSON Schema 2020-12 defines it (runtime/formats.py `is_datetime`): a
- * real calendar date, `T` in either case, a required offset, a leap second only at 23:59 UTC. */
+/** RFC 3339 date-time as JSON Schema 2020-12 defines it (runtime/formats.py
+ * `is_datetime`): a real calendar date, `T` in either case, a required offset, a
+ * leap second only at 23:59 UTC. */
 export function isDatetime(value: string): boolean {
   const m = RFC3339.exec(value);
   if (m === null) return false;
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map(Number);
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m
+    .slice(1, 7)
+    .map(Number);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][
+    month - 1
+  ];
   if (days === undefined || day < 1 || day > days) return false;
   if (hour > 23 || minute > 59 || second > 60) return false;
   let offset = 0;
@@ -264,7 +323,8 @@ export function isDatetime(value: string): boolean {
     if (offHour > 23 || offMinute > 59) return false;
     offset = (offHour * 60 + offMinute) * (m[7] === "+" ? 1 : -1);
   }
-  return second < 60 || (hour * 60 + minute - offset + 1440) % 1440 === 23 * 60 + 59;
+  const utc = (hour * 60 + minute - offset + 1440) % 1440;
+  return second < 60 || utc === 23 * 60 + 59;
 }
 
 /** The word used in messages: `expected int, got string`. */
@@ -288,7 +348,8 @@ function copy(v: unknown): unknown {
   return v;
 }
 
-const at = (path: string, key: string | number): string => (path ? `${path}.${key}` : String(key));
+const at = (path: string, key: string | number): string =>
+  path ? `${path}.${key}` : String(key);
 const where = (path: string): string => path || "root";
 
 /** A value the reply gave, as messages show it (`shown`), cut at 40 characters. */
@@ -324,15 +385,20 @@ class Checker {
   check(d: Descriptor, v: unknown, path: string): unknown {
     switch (d[0]) {
       case "opt":
-        return v === null ? null : this.check(d[1], v, path);
+        return v === null ? null : this.check(d[1] as Descriptor, v, path);
       case "ref":
-        return this.check(this.types[d[1]] as Descriptor, v, path);
+        return this.check(this.types[d[1] as string] as Descriptor, v, path);
       case "str":
       case "keyword":
-        return typeof v === "string" ? v : this.fail(path, `expected string, got ${kindOf(v)}`);
+        return typeof v === "string"
+          ? v
+          : this.fail(path, `expected string, got ${kindOf(v)}`);
       case "datetime":
-        if (typeof v !== "string") return this.fail(path, `expected date-time string, got ${kindOf(v)}`);
-        return isDatetime(v) ? v : this.fail(path, "expected an RFC 3339 date-time with an offset");
+        if (typeof v !== "string")
+          return this.fail(path, `expected date-time string, got ${kindOf(v)}`);
+        return isDatetime(v)
+          ? v
+          : this.fail(path, "expected an RFC 3339 date-time with an offset");
       case "int":
         return this.int(v, path);
       case "float":
@@ -420,7 +486,9 @@ class Checker {
   private object(v: unknown, path: string): unknown {
     if (isMap(v)) return this.free(v, path);
     const decoded = this.decoded(v, "map", path);
-    return decoded !== INVALID ? this.free(decoded, path) : this.fail(path, `expected map, got ${kindOf(v)}`);
+    return decoded !== INVALID
+      ? this.free(decoded, path)
+      : this.fail(path, `expected map, got ${kindOf(v)}`);
   }
 
   /** A value no type describes (`:any`, `:map`, an open map's extra field): any JSON value,
@@ -436,7 +504,8 @@ class Checker {
       } else if (Array.isArray(x)) {
         x.forEach((item, index) => visit(item, at(where, index)));
       } else if (isMap(x)) {
-        for (const [key, item] of Object.entries(x)) visit(item, at(where, key));
+        for (const [key, item] of Object.entries(x))
+          visit(item, at(where, key));
       }
     };
     visit(v, path);
@@ -449,11 +518,17 @@ class Checker {
     if (this.lenient && typeof v === "string") {
       const matches = values.filter((m) => casefold(m) === casefold(v));
       if (matches.length === 1) {
-        this.repair(path, `matched ${shown(v)} to enum value ${shown(matches[0])}`);
+        this.repair(
+          path,
+          `matched ${shown(v)} to enum value ${shown(matches[0])}`,
+        );
         return matches[0];
       }
     }
-    return this.fail(path, `expected one of ${values.map(shown).join(", ")}, got ${short(v)}`);
+    return this.fail(
+      path,
+      `expected one of ${values.map(shown).join(", ")}, got ${short(v)}`,
+    );
   }
 
   private union(d: Descriptor, v: unknown, path: string): unknown {
@@ -471,7 +546,8 @@ class Checker {
     }
     let got = short(v);
     // Written as a member is (the float 2.0 and the int 2 are both written 2): the kind tells.
-    if (this.literals(d[1] as Descriptor[]).some((x) => shown(x) === got)) got = `${kindOf(v)} ${got}`;
+    if (this.literals(d[1] as Descriptor[]).some((x) => shown(x) === got))
+      got = `${kindOf(v)} ${got}`;
     return this.fail(path, `${got} matches none of the union's members`);
   }
 
@@ -480,7 +556,8 @@ class Checker {
     const out: unknown[] = [];
     for (const member of members) {
       let resolved = member;
-      while (resolved[0] === "ref") resolved = this.types[resolved[1]] as Descriptor;
+      while (resolved[0] === "ref")
+        resolved = this.types[resolved[1] as string] as Descriptor;
       if (resolved[0] === "lit") out.push(resolved[1]);
     }
     return out;
@@ -504,13 +581,14 @@ class Checker {
     let items = v;
     if (!Array.isArray(items)) {
       const decoded = this.decoded(v, "list", path);
-      if (decoded === INVALID) return this.fail(path, `expected list, got ${kindOf(v)}`);
+      if (decoded === INVALID)
+        return this.fail(path, `expected list, got ${kindOf(v)}`);
       items = decoded;
     }
     const out: unknown[] = [];
     let ok = true;
     (items as unknown[]).forEach((element, index) => {
-      const result = this.check(d[1], element, at(path, index));
+      const result = this.check(d[1] as Descriptor, element, at(path, index));
       ok = ok && result !== INVALID;
       out.push(result);
     });
@@ -521,7 +599,8 @@ class Checker {
     let value = v;
     if (!isMap(value)) {
       const decoded = this.decoded(v, "map", path);
-      if (decoded === INVALID) return this.fail(path, `expected map, got ${kindOf(v)}`);
+      if (decoded === INVALID)
+        return this.fail(path, `expected map, got ${kindOf(v)}`);
       value = decoded;
     }
     const given = value as Record<string, unknown>;
@@ -535,13 +614,14 @@ class Checker {
     const out: Record<string, unknown> = {};
     let ok = true;
     for (const field of d[1] as Descriptor[]) {
-      const keys = groups.get(field[1]);
-      groups.delete(field[1]);
+      const keys = groups.get(field[1] as string);
+      groups.delete(field[1] as string);
       ok = this.field(field, given, keys, out, path) && ok;
     }
     const extras = [...groups.values()].flat();
     if (extras.length > 0 && !d[2]) {
-      for (const key of extras) this.fail(at(path, key), "unexpected field (the map is closed)");
+      for (const key of extras)
+        this.fail(at(path, key), "unexpected field (the map is closed)");
       return INVALID;
     }
     for (const key of extras) {
@@ -559,7 +639,16 @@ class Checker {
     out: Record<string, unknown>,
     path: string,
   ): boolean {
-    const [name, , type, required, hasDefault, fallbackValue, fallback, constraints] = field;
+    const [
+      name,
+      ,
+      type,
+      required,
+      hasDefault,
+      fallbackValue,
+      fallback,
+      constraints,
+    ] = field as Field;
     const here = at(path, name);
     if (keys === undefined) {
       if (hasDefault) put(out, name, copy(fallbackValue));
@@ -570,13 +659,17 @@ class Checker {
       return true;
     }
     if (keys.length > 1) {
-      this.fail(here, `ambiguous field aliases: ${[...keys].sort().join(", ")}`);
+      this.fail(
+        here,
+        `ambiguous field aliases: ${[...keys].sort().join(", ")}`,
+      );
       return false;
     }
     const before = this.errors.length;
     const given = v[keys[0] as string];
     let result = this.check(type, given, here);
-    if (result !== INVALID && given !== null) result = this.constrain(result, constraints, here);
+    if (result !== INVALID && given !== null)
+      result = this.constrain(result, constraints, here);
     if (result === INVALID) {
       if (fallback && hasDefault) {
         this.errors.splice(before);
@@ -590,7 +683,11 @@ class Checker {
     return true;
   }
 
-  private constrain(value: unknown, constraints: Descriptor, path: string): unknown {
+  private constrain(
+    value: unknown,
+    constraints: Descriptor,
+    path: string,
+  ): unknown {
     let ok = true;
     let current = value;
     for (const [keyword, bound] of constraints as [string, unknown][]) {
@@ -599,7 +696,10 @@ class Checker {
         if (num(current) < num(low) || num(current) > num(high)) {
           const raised = num(low) > num(current) ? low : current;
           const clamped = num(high) < num(raised) ? high : raised;
-          this.repair(path, `clamped ${shown(current)} to ${shown(clamped)} (@clamp)`);
+          this.repair(
+            path,
+            `clamped ${shown(current)} to ${shown(clamped)} (@clamp)`,
+          );
           current = clamped;
         }
         continue;
@@ -622,7 +722,11 @@ function pattern(source: string): RegExp | null {
   }
 }
 
-function scalarConstraint(keyword: string, bound: unknown, value: unknown): string | null {
+function scalarConstraint(
+  keyword: string,
+  bound: unknown,
+  value: unknown,
+): string | null {
   if (isNumber(value)) {
     if (keyword === "minimum" && num(value) < num(bound)) {
       return `${shown(value)} is less than the minimum ${shown(bound)}`;
@@ -633,20 +737,26 @@ function scalarConstraint(keyword: string, bound: unknown, value: unknown): stri
   }
   if (typeof value === "string") {
     const length = codePoints(value);
-    if (keyword === "minLength" && length < num(bound)) return `shorter than ${shown(bound)} characters`;
-    if (keyword === "maxLength" && length > num(bound)) return `longer than ${shown(bound)} characters`;
+    if (keyword === "minLength" && length < num(bound))
+      return `shorter than ${shown(bound)} characters`;
+    if (keyword === "maxLength" && length > num(bound))
+      return `longer than ${shown(bound)} characters`;
     if (keyword === "pattern") {
       const regex = pattern(String(bound));
-      if (regex === null) return `the pattern ${shown(bound)} is not a JavaScript regular expression`;
-      if (!regex.test(value)) return `does not match the pattern ${shown(bound)}`;
+      if (regex === null)
+        return `the pattern ${shown(bound)} is not a JavaScript regular expression`;
+      if (!regex.test(value))
+        return `does not match the pattern ${shown(bound)}`;
     }
     if (keyword === "format" && bound === "date-time" && !isDatetime(value)) {
       return "expected an RFC 3339 date-time with an offset";
     }
   }
   if (Array.isArray(value)) {
-    if (keyword === "minItems" && value.length < num(bound)) return `fewer than ${shown(bound)} items`;
-    if (keyword === "maxItems" && value.length > num(bound)) return `more than ${shown(bound)} items`;
+    if (keyword === "minItems" && value.length < num(bound))
+      return `fewer than ${shown(bound)} items`;
+    if (keyword === "maxItems" && value.length > num(bound))
+      return `more than ${shown(bound)} items`;
   }
   return null;
 }
@@ -655,17 +765,36 @@ type Outcome = [unknown, Issue[], Issue[]];
 
 /** [normalised value (runtime form), errors, repairs]; the value means nothing with errors. A
  * value nested deeper than the depth limit is one error, found before any check recurses. */
-function check(descriptor: Descriptor, value: unknown, types: Types, lenient: boolean, limits: Limits = LIMITS): Outcome {
-  if (tooDeep(value, limits.depth)) return [INVALID, [["root", depthMessage(limits.depth)]], []];
+function check(
+  descriptor: Descriptor,
+  value: unknown,
+  types: Types,
+  lenient: boolean,
+  limits: Limits = LIMITS,
+): Outcome {
+  if (tooDeep(value, limits.depth))
+    return [INVALID, [["root", depthMessage(limits.depth)]], []];
   const checker = new Checker(types, lenient, limits.depth);
   const result = checker.check(descriptor, value, "");
-  if (result === INVALID && checker.errors.length === 0) checker.fail("", "invalid value");
+  if (result === INVALID && checker.errors.length === 0)
+    checker.fail("", "invalid value");
   return [result, checker.errors, checker.repairs];
 }
 
 /** Strict validation: the normalised value, or ValidationError listing every error. */
-export function validate(descriptor: Descriptor, value: unknown, types: Types, limits?: Partial<Limits>): unknown {
-  const [result, errors] = check(descriptor, value, types, false, limitsOf(limits));
+export function validate(
+  descriptor: Descriptor,
+  value: unknown,
+  types: Types,
+  limits?: Partial<Limits>,
+): unknown {
+  const [result, errors] = check(
+    descriptor,
+    value,
+    types,
+    false,
+    limitsOf(limits),
+  );
   if (errors.length > 0) throw new ValidationError(errors);
   return plain(result);
 }
@@ -713,7 +842,8 @@ interface Read {
 }
 
 // Reasoning tags: an opener (group 1, no space allowed) or a closer (group 2).
-const REASONING_TAG = /<(?:(think|thinking|reasoning)|\/(think|thinking|reasoning)\s*)>/gi;
+const REASONING_TAG =
+  /<(?:(think|thinking|reasoning)|\/(think|thinking|reasoning)\s*)>/gi;
 const LONE_THINK = /<\/(?:think|thinking|reasoning)\s*>/gi;
 const REASONING_OPENER = /<(?:think|thinking|reasoning)>/i;
 // Python's `^`/`$` under re.M know only "\n" as a line end, so the lines are spelled out.
@@ -767,7 +897,8 @@ function withoutReasoningBlocks(text: string): string {
     const found = closers.get(name);
     if (start < pos || found === undefined) continue; // inside a removed block, or never closed
     let index = first.get(name) ?? 0;
-    while (index < found.length && (found[index] as [number, number])[0] < end) index++;
+    while (index < found.length && (found[index] as [number, number])[0] < end)
+      index++;
     first.set(name, index);
     const closer = found[index];
     if (closer !== undefined) {
@@ -811,7 +942,10 @@ function rawSpans(text: string): [number, number, number][] {
       continue;
     }
     if (char === "{" || char === "[") stack.push([start, char, 1]);
-    else if (stack.length > 0 && stack[stack.length - 1]?.[1] === (char === "}" ? "{" : "[")) {
+    else if (
+      stack.length > 0 &&
+      stack[stack.length - 1]?.[1] === (char === "}" ? "{" : "[")
+    ) {
       const [open, , height] = stack.pop() as [number, string, number];
       spans.push([open, BRACKETS.lastIndex, height]);
       const parent = stack[stack.length - 1];
@@ -821,7 +955,8 @@ function rawSpans(text: string): [number, number, number][] {
   const outer = stack[0];
   if (outer !== undefined) {
     let height = 0;
-    for (let i = stack.length - 1; i >= 0; i--) height = Math.max(height + 1, (stack[i] as [number, string, number])[2]);
+    for (let i = stack.length - 1; i >= 0; i--)
+      height = Math.max(height + 1, (stack[i] as [number, string, number])[2]);
     spans.push([outer[0], text.length, height]);
   }
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -831,10 +966,16 @@ function rawSpans(text: string): [number, number, number][] {
 /** How many tags the text holds, counted up to `most + 1`. */
 function countTags(text: string, most: number): number {
   let found = 0;
-  for (let at = text.indexOf("<"); at >= 0 && found <= most; at = text.indexOf("<", at + 1)) found++;
+  for (
+    let at = text.indexOf("<");
+    at >= 0 && found <= most;
+    at = text.indexOf("<", at + 1)
+  )
+    found++;
   if (found <= most) return found; // fewer `<` than the limit: fewer tags too
   found = 0;
-  for (const _ of text.matchAll(TAG)) if (++found > most) break;
+  const tags = text.matchAll(TAG);
+  while (found <= most && !tags.next().done) found++;
   return found;
 }
 
@@ -862,7 +1003,8 @@ function tagSpans(text: string): [number, number][] {
 
 /** A whole reply that is a JSON number or boolean (no `null`, no bare words): the natural
  * answer when the output is a scalar. */
-const SCALAR = /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false)$/;
+const SCALAR =
+  /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false)$/;
 
 /** Every explicit candidate in order, each sliced only when asked for. */
 function* allCandidates(text: string): Generator<string> {
@@ -928,7 +1070,11 @@ const KIND_OF: Record<string, string> = {
 for (const ch of "0123456789") KIND_OF[ch] = "num";
 for (const ch of "{}[]:,") KIND_OF[ch] = "punct";
 const WORDS: Record<string, unknown> = { true: true, false: false, null: null };
-const PYTHON: Record<string, unknown> = { True: true, False: false, None: null };
+const PYTHON: Record<string, unknown> = {
+  True: true,
+  False: false,
+  None: null,
+};
 
 /** Where `char` next occurs in `text` from `pos`; Infinity when nowhere. */
 function nextIndex(text: string, char: string, pos: number): number {
@@ -978,7 +1124,9 @@ class Lexer {
       this.comments = this.comments || kind === "comment";
     }
     if (this.pos !== text.length) {
-      throw new Broken(`unexpected ${shown(text.slice(this.pos, this.pos + 12))}`);
+      throw new Broken(
+        `unexpected ${shown(text.slice(this.pos, this.pos + 12))}`,
+      );
     }
     return null;
   }
@@ -1009,10 +1157,12 @@ function decodeString(token: string): string {
     const next = body[++i];
     if (next === "u") {
       const hex = body.slice(i + 1, i + 5);
-      if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new Broken("invalid \\uXXXX escape");
+      if (!/^[0-9a-fA-F]{4}$/.test(hex))
+        throw new Broken("invalid \\uXXXX escape");
       out += String.fromCharCode(parseInt(hex, 16));
       i += 4;
-    } else if (next !== undefined && hasOwn(STRING_ESCAPES, next)) out += STRING_ESCAPES[next];
+    } else if (next !== undefined && hasOwn(STRING_ESCAPES, next))
+      out += STRING_ESCAPES[next];
     else throw new Broken("invalid escape");
   }
   return out;
@@ -1060,14 +1210,18 @@ class Reader {
 
   string(kind: string, token: string): string {
     if (kind === "dq") {
-      if (/[\n\r\t]/.test(token)) this.repair("kept raw line breaks or tabs inside a string");
-      // eslint-disable-next-line no-control-regex
-      if (this.strict && /[\u0000-\u001f]/.test(token)) throw new Broken("control character");
+      if (/[\n\r\t]/.test(token))
+        this.repair("kept raw line breaks or tabs inside a string");
+      if (this.strict && hasControl(token))
+        throw new Broken("control character");
       return decodeString(token);
     }
     if (kind === "sq") {
       this.repair("read a single-quoted string");
-      const body = token.slice(1, -1).replace(/\\'/g, "'").replace(/(?<!\\)"/g, '\\"');
+      const body = token
+        .slice(1, -1)
+        .replace(/\\'/g, "'")
+        .replace(/(?<!\\)"/g, '\\"');
       return decodeString(`"${body}"`);
     }
     this.repair("read a string in curly quotes");
@@ -1081,11 +1235,13 @@ class Reader {
       if (depth >= this.depth) throw new TooDeep(depthMessage(this.depth));
       return text === "{" ? this.object(path, depth) : this.array(path, depth);
     }
-    if (kind === "dq" || kind === "sq" || kind === "cq") return this.string(kind, text);
+    if (kind === "dq" || kind === "sq" || kind === "cq")
+      return this.string(kind, text);
     if (kind === "num") {
       const number = numberValue(text);
       // As Python: strict JSON keeps its reading of 1e400 (infinity); the other paths reject it.
-      if (!this.strict && !Number.isFinite(num(number))) throw new Broken("a number too large");
+      if (!this.strict && !Number.isFinite(num(number)))
+        throw new Broken("a number too large");
       return number;
     }
     if (kind === "word" && hasOwn(WORDS, text)) return WORDS[text];
@@ -1098,7 +1254,8 @@ class Reader {
 
   key(): string {
     const [kind, text] = this.take();
-    if (kind === "dq" || kind === "sq" || kind === "cq") return this.string(kind, text);
+    if (kind === "dq" || kind === "sq" || kind === "cq")
+      return this.string(kind, text);
     if (kind === "word" && !hasOwn(WORDS, text) && !hasOwn(PYTHON, text)) {
       this.repair(`quoted the bare key ${text}`);
       return text;
@@ -1148,10 +1305,13 @@ class Reader {
     for (;;) {
       const name = this.key();
       const colon = this.take();
-      if (colon[1] !== ":") throw new Broken(`expected ':' after a key, got ${shown(colon[1])}`);
+      if (colon[1] !== ":")
+        throw new Broken(`expected ':' after a key, got ${shown(colon[1])}`);
       const item = this.value([...path, name], depth + 1);
       if (hasOwn(out, name) && !pyEqual(out[name], item)) {
-        throw new Broken(`the key ${shown(name)} is given twice with different values`);
+        throw new Broken(
+          `the key ${shown(name)} is given twice with different values`,
+        );
       }
       put(out, name, item);
       if (this.separator("}", path, true)) return out;
@@ -1188,7 +1348,8 @@ function readWith(text: string, strict: boolean, depth: number): Read {
   }
   if (reader.truncated.length > 0) {
     // `0.9` may be the start of `0.95`: a text ending in a number is not a forced close.
-    if (/[0-9]$/.test(text)) throw new Broken("the text ends in a number, which may be cut short");
+    if (/[0-9]$/.test(text))
+      throw new Broken("the text ends in a number, which may be cut short");
     reader.repairs.push("closed an object the reply left open");
   }
   if (lexer.comments) reader.repairs.unshift("removed comments"); // first, wherever they were
@@ -1205,7 +1366,11 @@ function strictJson(text: string, depth: number): unknown {
 function finiteJson(text: string, depth: number): unknown {
   const value = strictJson(text, depth);
   const finite = (v: unknown): boolean =>
-    Array.isArray(v) ? v.every(finite) : isMap(v) ? Object.values(v).every(finite) : !isNumber(v) || Number.isFinite(num(v));
+    Array.isArray(v)
+      ? v.every(finite)
+      : isMap(v)
+        ? Object.values(v).every(finite)
+        : !isNumber(v) || Number.isFinite(num(v));
   if (!finite(value)) throw new Broken("a number too large for a float");
   return value;
 }
@@ -1238,22 +1403,30 @@ export function load(text: string): unknown {
 
 function resolve(d: Descriptor, types: Types): Descriptor {
   let out = d;
-  while (out[0] === "ref" || out[0] === "opt") out = out[0] === "ref" ? types[out[1]] : out[1];
+  while (out[0] === "ref" || out[0] === "opt")
+    out = (out[0] === "ref" ? types[out[1] as string] : out[1]) as Descriptor;
   return out;
 }
 
-function atPath(d: Descriptor, value: unknown, path: Path, types: Types): [Descriptor, unknown] {
+function atPath(
+  d: Descriptor,
+  value: unknown,
+  path: Path,
+  types: Types,
+): [Descriptor, unknown] {
   let descriptor = d;
   let current = value;
   for (const step of path) {
     descriptor = resolve(descriptor, types);
     if (descriptor[0] === "map" && isMap(current)) {
       const folded = String(step).replaceAll("-", "_");
-      const field = (descriptor[1] as Descriptor[]).find((f) => f[1] === folded);
-      descriptor = field ? field[2] : ["any"];
+      const field = (descriptor[1] as Descriptor[]).find(
+        (f) => f[1] === folded,
+      );
+      descriptor = field ? (field[2] as Descriptor) : ["any"];
       current = hasOwn(current, String(step)) ? current[String(step)] : null;
     } else if (descriptor[0] === "list" && Array.isArray(current)) {
-      descriptor = descriptor[1];
+      descriptor = descriptor[1] as Descriptor;
       current = current[step as number];
     } else return [["any"], null];
   }
@@ -1266,8 +1439,11 @@ function forced(read: Read, d: Descriptor, types: Types): boolean {
   for (const path of read.truncated) {
     const [target, value] = atPath(d, read.value, path, types);
     if (target[0] !== "map" || target[2] || !isMap(value)) return false;
-    const present = new Set(Object.keys(value).map((k) => k.replaceAll("-", "_")));
-    if ((target[1] as Descriptor[]).some((f) => !present.has(f[1]))) return false;
+    const present = new Set(
+      Object.keys(value).map((k) => k.replaceAll("-", "_")),
+    );
+    if ((target[1] as Descriptor[]).some((f) => !present.has(f[1] as string)))
+      return false;
   }
   return true;
 }
@@ -1287,16 +1463,36 @@ class Search {
 
   judge(read: Read): void {
     // Lenient mode changes nothing already valid (a union prefers an exact member).
-    let [value, errors, repairs] = check(this.descriptor, read.value, this.types, true, this.limits);
-    if (errors.length > 0) [value, errors, repairs] = this.unwrapped(read.value, errors, repairs);
-    if (errors.length === 0 && read.truncated.length > 0 && !forced(read, this.descriptor, this.types)) {
-      errors = [["root", "the reply is cut off where more than closing braces could follow"]];
+    let [value, errors, repairs] = check(
+      this.descriptor,
+      read.value,
+      this.types,
+      true,
+      this.limits,
+    );
+    if (errors.length > 0)
+      [value, errors, repairs] = this.unwrapped(read.value, errors, repairs);
+    if (
+      errors.length === 0 &&
+      read.truncated.length > 0 &&
+      !forced(read, this.descriptor, this.types)
+    ) {
+      errors = [
+        [
+          "root",
+          "the reply is cut off where more than closing braces could follow",
+        ],
+      ];
     }
     if (errors.length > 0) {
-      if (this.best === null || errors.length < this.best.length) this.best = errors;
+      if (this.best === null || errors.length < this.best.length)
+        this.best = errors;
       return;
     }
-    this.accepted.push([value, [...read.repairs.map((r): Issue => ["root", r]), ...repairs]]);
+    this.accepted.push([
+      value,
+      [...read.repairs.map((r): Issue => ["root", r]), ...repairs],
+    ]);
   }
 
   /** A top-level array given as an object with one key holding the array. */
@@ -1307,9 +1503,22 @@ class Search {
     const keys = Object.keys(value);
     const key = keys[0];
     if (keys.length !== 1 || key === undefined) return [value, errors, repairs];
-    const [result, innerErrors, innerRepairs] = check(this.descriptor, value[key], this.types, true, this.limits);
+    const [result, innerErrors, innerRepairs] = check(
+      this.descriptor,
+      value[key],
+      this.types,
+      true,
+      this.limits,
+    );
     if (innerErrors.length > 0) return [value, errors, repairs];
-    return [result, [], [["root", `unwrapped the array from {${shown(key)}: [...]}`], ...innerRepairs]];
+    return [
+      result,
+      [],
+      [
+        ["root", `unwrapped the array from {${shown(key)}: [...]}`],
+        ...innerRepairs,
+      ],
+    ];
   }
 
   consider(text: string): boolean {
@@ -1331,12 +1540,20 @@ class Search {
 
 /** The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md. A reply
  * past a limit (its size, its tags, its nesting) is a ReplyError naming the limit. */
-export function parseReply(text: string, descriptor: Descriptor, types: Types, limits?: Partial<Limits>): ParseResult {
-  if (typeof text !== "string" || !strip(text)) throw new ReplyError("the reply is empty");
+export function parseReply(
+  text: string,
+  descriptor: Descriptor,
+  types: Types,
+  limits?: Partial<Limits>,
+): ParseResult {
+  if (typeof text !== "string" || !strip(text))
+    throw new ReplyError("the reply is empty");
   const bounds = limitsOf(limits);
   // Code points, as Python counts: UTF-16 units are never fewer, so most replies need no count.
   if (text.length > bounds.replyChars && codePoints(text) > bounds.replyChars) {
-    throw new ReplyError(`the reply is longer than ${bounds.replyChars} characters (the reply-size limit)`);
+    throw new ReplyError(
+      `the reply is longer than ${bounds.replyChars} characters (the reply-size limit)`,
+    );
   }
   const search = new Search(descriptor, types, bounds);
   const stripped = strip(lstrip(strip(text), "\ufeff"));
@@ -1350,14 +1567,23 @@ export function parseReply(text: string, descriptor: Descriptor, types: Types, l
       if (!(e instanceof Broken || e instanceof RangeError)) throw e;
     }
     if (value !== INVALID) {
-      const [result, errors, repairs] = check(descriptor, value, types, false, bounds);
+      const [result, errors, repairs] = check(
+        descriptor,
+        value,
+        types,
+        false,
+        bounds,
+      );
       // Valid as it stands; with a repair (a @fallback default, say) the lenient search
       // below decides, since a coercion may keep what the model meant.
-      if (errors.length === 0 && repairs.length === 0) return { value: plain(result), repairs };
+      if (errors.length === 0 && repairs.length === 0)
+        return { value: plain(result), repairs };
     }
   }
   if (countTags(text, bounds.tags) > bounds.tags) {
-    throw new ReplyError(`the reply holds more than ${bounds.tags} tags (the tag limit)`);
+    throw new ReplyError(
+      `the reply holds more than ${bounds.tags} tags (the tag limit)`,
+    );
   }
   const body = stripReasoning(text);
   let budget = 8 * body.length + 4096; // characters parsed in all: keeps hostile replies linear
@@ -1383,12 +1609,19 @@ export function parseReply(text: string, descriptor: Descriptor, types: Types, l
 function decide(search: Search): ParseResult {
   if (search.accepted.length === 0) {
     // A candidate nested too deep is most likely the answer, whatever smaller JSON it holds.
-    if (search.tooDeep) throw new ReplyError(`the reply's JSON is ${depthMessage(search.limits.depth)}`);
+    if (search.tooDeep)
+      throw new ReplyError(
+        `the reply's JSON is ${depthMessage(search.limits.depth)}`,
+      );
     if (!search.parsedAny) throw new ReplyError("no JSON found in the reply");
-    throw new ReplyError("the reply does not match the expected output", search.best);
+    throw new ReplyError(
+      "the reply does not match the expected output",
+      search.best,
+    );
   }
   const answers = new Set(search.accepted.map(([v]) => answerKey(v)));
-  if (answers.size > 1) throw new ReplyError("the reply holds several different answers");
+  if (answers.size > 1)
+    throw new ReplyError("the reply holds several different answers");
   const [value, repairs] = search.accepted[0] as [unknown, Issue[]];
   return { value: plain(value), repairs };
 }
@@ -1424,7 +1657,9 @@ function mustacheTags(template: string): Tag[] {
     const endMark = triple ? "}}}" : close;
     const end = template.indexOf(endMark, start + open.length);
     if (end < 0) throw new Error("unclosed tag");
-    const body = strip(template.slice(start + open.length + (triple ? 1 : 0), end));
+    const body = strip(
+      template.slice(start + open.length + (triple ? 1 : 0), end),
+    );
     const lineStart = template.lastIndexOf("\n", start - 1) + 1;
     const lineEndNl = template.indexOf("\n", end + endMark.length);
     const lineEnd = lineEndNl < 0 ? template.length : lineEndNl;
@@ -1434,16 +1669,26 @@ function mustacheTags(template: string): Tag[] {
       kind !== "amp" &&
       !strip(template.slice(lineStart, start)) &&
       !strip(template.slice(end + endMark.length, lineEnd));
-    out.push({ kind: "text", value: template.slice(pos, standalone ? lineStart : start) });
+    out.push({
+      kind: "text",
+      value: template.slice(pos, standalone ? lineStart : start),
+    });
     if (kind === "delims") {
       const parts = strip(body.slice(1, -1)).split(/\s+/);
       if (parts.length !== 2) throw new Error("bad set-delimiter tag");
       [open = "{{", close = "}}"] = parts;
     } else if (kind !== "comment") {
       const name = kind === "var" && !triple ? body : strip(body.slice(1));
-      out.push({ kind: kind === "amp" ? "var" : kind, value: triple ? body : name });
+      out.push({
+        kind: kind === "amp" ? "var" : kind,
+        value: triple ? body : name,
+      });
     }
-    pos = standalone ? (lineEndNl >= 0 ? lineEnd + 1 : lineEnd) : end + endMark.length;
+    pos = standalone
+      ? lineEndNl >= 0
+        ? lineEnd + 1
+        : lineEnd
+      : end + endMark.length;
   }
 }
 
@@ -1454,7 +1699,8 @@ function lookup(name: string, stack: unknown[]): unknown {
     const context = stack[i];
     if (isMap(context) && hasOwn(context, first)) {
       let value: unknown = context[first];
-      for (const part of rest) value = isMap(value) && hasOwn(value, part) ? value[part] : null;
+      for (const part of rest)
+        value = isMap(value) && hasOwn(value, part) ? value[part] : null;
       return value;
     }
   }
@@ -1477,21 +1723,35 @@ function sectionEnd(tags: Tag[], start: number): number {
   throw new Error(`section \`${tags[start]?.value ?? ""}\` is not closed`);
 }
 
-function renderTags(tags: Tag[], start: number, stop: number, stack: unknown[], out: string[]): void {
+function renderTags(
+  tags: Tag[],
+  start: number,
+  stop: number,
+  stack: unknown[],
+  out: string[],
+): void {
   for (let i = start; i < stop; i++) {
     const tag = tags[i] as Tag;
     if (tag.kind === "text") out.push(tag.value);
     else if (tag.kind === "var") {
       const value = lookup(tag.value, stack);
-      out.push(value === null || value === undefined ? "" : typeof value === "string" ? value : dumps(value));
+      out.push(
+        value === null || value === undefined
+          ? ""
+          : typeof value === "string"
+            ? value
+            : dumps(value),
+      );
     } else if (tag.kind === "section" || tag.kind === "inverted") {
       const end = sectionEnd(tags, i);
       const value = lookup(tag.value, stack);
       if (tag.kind === "inverted") {
         if (!truthy(value)) renderTags(tags, i + 1, end, stack, out);
       } else if (Array.isArray(value)) {
-        for (const item of value) renderTags(tags, i + 1, end, [...stack, item], out);
-      } else if (truthy(value)) renderTags(tags, i + 1, end, [...stack, value], out);
+        for (const item of value)
+          renderTags(tags, i + 1, end, [...stack, item], out);
+      } else if (truthy(value))
+        renderTags(tags, i + 1, end, [...stack, value], out);
       i = end;
     }
   }
@@ -1538,7 +1798,11 @@ export interface ToolCall {
 /** What the callback may return: the reply text, or {content, tool_calls, tokens}. */
 export type LlmReply =
   | string
-  | { content?: string | null; tool_calls?: ToolCall[] | null; tokens?: Record<string, number> | null };
+  | {
+      content?: string | null;
+      tool_calls?: ToolCall[] | null;
+      tokens?: Record<string, number> | null;
+    };
 export type Llm = (request: Request) => LlmReply | Promise<LlmReply>;
 
 export interface Reply {
@@ -1604,7 +1868,9 @@ export class JsonEnforcementError extends Error {
       .map(([p, m]) => `${p}: ${m}`)
       .join("; ");
     const turns = step.turns.length;
-    super(`${signature}: ${reason} after ${turns} turn${turns !== 1 ? "s" : ""}${shown ? ` (${shown})` : ""}`);
+    super(
+      `${signature}: ${reason} after ${turns} turn${turns !== 1 ? "s" : ""}${shown ? ` (${shown})` : ""}`,
+    );
     this.name = "JsonEnforcementError";
     this.signature = signature;
     this.step = step;
@@ -1621,7 +1887,10 @@ export class CallbackError extends TypeError {
 }
 
 /** A JSON text decoded once, on first use. */
-export function lazy<T>(text: string, decode: (text: string) => unknown = JSON.parse): () => T {
+export function lazy<T>(
+  text: string,
+  decode: (text: string) => unknown = JSON.parse,
+): () => T {
   let cached: { value: T } | null = null;
   return () => {
     if (cached === null) cached = { value: decode(text) as T };
@@ -1636,8 +1905,12 @@ export function descriptions(text: string): Record<string, string> {
 
 /** The values of the retry template's variables: the reply cut to 500 characters, and
  * nothing from the reply able to close the data envelope. */
-export function retryValues(reply: string, errors: Issue[]): Record<string, unknown> {
-  const neutral = (text: string): string => text.replace(ENVELOPE, "[reply_data");
+export function retryValues(
+  reply: string,
+  errors: Issue[],
+): Record<string, unknown> {
+  const neutral = (text: string): string =>
+    text.replace(ENVELOPE, "[reply_data");
   return {
     reply: neutral(Array.from(reply).slice(0, REPLY_LIMIT).join("")),
     errors: errors.map(([p, m]) => ({ path: neutral(p), message: neutral(m) })),
@@ -1645,30 +1918,47 @@ export function retryValues(reply: string, errors: Issue[]): Record<string, unkn
 }
 
 export function readReply(raw: unknown): Reply {
-  if (typeof raw === "string") return { content: raw, tool_calls: [], tokens: {} };
-  if (!isMap(raw)) throw new CallbackError(`the llm callback returned ${kindOf(raw)}, not a string or an object`);
+  if (typeof raw === "string")
+    return { content: raw, tool_calls: [], tokens: {} };
+  if (!isMap(raw))
+    throw new CallbackError(
+      `the llm callback returned ${kindOf(raw)}, not a string or an object`,
+    );
   const content = raw["content"] ?? null;
   if (content !== null && typeof content !== "string") {
-    throw new CallbackError("the llm callback's `content` must be a string or null");
+    throw new CallbackError(
+      "the llm callback's `content` must be a string or null",
+    );
   }
   const calls = truthy(raw["tool_calls"]) ? raw["tool_calls"] : [];
   if (!Array.isArray(calls) || !calls.every(isMap)) {
-    throw new CallbackError("the llm callback's `tool_calls` must be a list of objects");
+    throw new CallbackError(
+      "the llm callback's `tool_calls` must be a list of objects",
+    );
   }
   const tokens: Record<string, number> = {};
   const given = raw["tokens"];
   if (isMap(given)) {
-    for (const [key, value] of Object.entries(given)) if (isInt(value)) put(tokens, key, value);
+    for (const [key, value] of Object.entries(given))
+      if (isInt(value)) put(tokens, key, value);
   }
   return { content, tool_calls: calls.map((c) => ({ ...c })), tokens };
 }
 
-function addUsage(total: Record<string, number>, tokens: Record<string, number>): void {
-  for (const [key, value] of Object.entries(tokens)) put(total, key, (total[key] ?? 0) + value);
+function addUsage(
+  total: Record<string, number>,
+  tokens: Record<string, number>,
+): void {
+  for (const [key, value] of Object.entries(tokens))
+    put(total, key, (total[key] ?? 0) + value);
 }
 
 function errorList(e: unknown): Issue[] {
-  if ((e instanceof ReplyError || e instanceof ValidationError) && e.errors.length > 0) return e.errors;
+  if (
+    (e instanceof ReplyError || e instanceof ValidationError) &&
+    e.errors.length > 0
+  )
+    return e.errors;
   if (e instanceof ReplyError) return [["root", e.reason]];
   if (e instanceof Error) return [["root", e.message]];
   return [["root", String(e)]];
@@ -1676,15 +1966,28 @@ function errorList(e: unknown): Issue[] {
 
 /** The block a pipeline step adds to its prompt: what the previous step's fields mean. */
 export function describeInputs(descriptions: Record<string, string>): string {
-  const lines = Object.entries(descriptions).map(([name, text]) => `- ${name}: ${text}`);
-  return lines.length > 0 ? `\n\nWhat the input fields mean:\n${lines.join("\n")}` : "";
+  const lines = Object.entries(descriptions).map(
+    ([name, text]) => `- ${name}: ${text}`,
+  );
+  return lines.length > 0
+    ? `\n\nWhat the input fields mean:\n${lines.join("\n")}`
+    : "";
 }
 
-function firstRequest(spec: Spec, values: unknown, described: Record<string, string>): Request {
+function firstRequest(
+  spec: Spec,
+  values: unknown,
+  described: Record<string, string>,
+): Request {
   return {
     signature: spec.name,
     system: spec.system ? render(spec.system, values) : "",
-    messages: [{ role: "user", content: render(spec.user, values) + describeInputs(described) }],
+    messages: [
+      {
+        role: "user",
+        content: render(spec.user, values) + describeInputs(described),
+      },
+    ],
     output: spec.mode,
     schema: spec.mode === "json" ? spec.schema() : null,
     tools: null,
@@ -1693,7 +1996,11 @@ function firstRequest(spec: Spec, values: unknown, described: Record<string, str
 }
 
 function asTool(request: Request, spec: Spec): Request {
-  const tool = { name: RESPOND_TOOL, description: spec.doc || "Return your response", parameters: spec.schema() };
+  const tool = {
+    name: RESPOND_TOOL,
+    description: spec.doc || "Return your response",
+    parameters: spec.schema(),
+  };
   return { ...request, tools: [tool], tool_choice: { tool: RESPOND_TOOL } };
 }
 
@@ -1701,7 +2008,9 @@ function answerText(reply: Reply, structured: string): string {
   if (structured === "tool") {
     for (const call of reply.tool_calls) {
       if (call.name === RESPOND_TOOL) {
-        return typeof call.arguments === "string" ? call.arguments : dumps(call.arguments, true);
+        return typeof call.arguments === "string"
+          ? call.arguments
+          : dumps(call.arguments, true);
       }
     }
   }
@@ -1718,7 +2027,9 @@ export async function runJson<T>(
 ): Promise<Step<T>> {
   const structured = options.structured ?? "prompt";
   if (structured !== "prompt" && structured !== "tool") {
-    throw new RangeError(`structured must be "prompt" or "tool", not ${JSON.stringify(structured)}`);
+    throw new RangeError(
+      `structured must be "prompt" or "tool", not ${JSON.stringify(structured)}`,
+    );
   }
   const budget = options.maxTurns ?? spec.maxTurns;
   if (!(budget >= 1)) throw new RangeError("maxTurns must be at least 1");
@@ -1748,7 +2059,13 @@ export async function runJson<T>(
       continue;
     }
     turns.push({ request, reply, errors: [], repairs: [...parsed.repairs] });
-    return { return: parsed.value, turns, usage, fail: null, fieldDescriptions: { ...spec.descriptions } };
+    return {
+      return: parsed.value,
+      turns,
+      usage,
+      fail: null,
+      fieldDescriptions: { ...spec.descriptions },
+    };
   }
   const failed: Step<null> = {
     return: null,
@@ -1761,11 +2078,22 @@ export async function runJson<T>(
 }
 
 /** Text mode: one call, the reply as it is, no parsing and no retries. */
-export async function runText(spec: Spec, values: unknown, llm: Llm, options: TextOptions = {}): Promise<Step<string>> {
+export async function runText(
+  spec: Spec,
+  values: unknown,
+  llm: Llm,
+  options: TextOptions = {},
+): Promise<Step<string>> {
   const request = firstRequest(spec, values, options.fieldDescriptions ?? {});
   const reply = readReply(await llm(request));
   const turn: Turn = { request, reply, errors: [], repairs: [] };
-  return { return: reply.content ?? "", turns: [turn], usage: { ...reply.tokens }, fail: null, fieldDescriptions: {} };
+  return {
+    return: reply.content ?? "",
+    turns: [turn],
+    usage: { ...reply.tokens },
+    fail: null,
+    fieldDescriptions: {},
+  };
 }
 
 /** The first request for a signature, for runtimes that run the loop themselves. */
@@ -1775,21 +2103,47 @@ export function buildRequest(spec: Spec, values: unknown): Request {
 
 /** The next pipeline step's arguments from this step's result (a pipeline's piping): each
  * param the output has a field for, by name. */
-export function pipeArgs(step: Step<unknown>, params: readonly string[]): Record<string, unknown> {
+export function pipeArgs(
+  step: Step<unknown>,
+  ...params: string[]
+): Record<string, unknown> {
   const value = step.return;
-  if (!isMap(value)) throw new TypeError("a pipeline step's output must be an object to feed the next step");
+  if (!isMap(value))
+    throw new TypeError(
+      "a pipeline step's output must be an object to feed the next step",
+    );
   const out: Record<string, unknown> = {};
-  for (const name of params) if (hasOwn(value, name)) put(out, name, value[name]);
+  for (const name of params)
+    if (hasOwn(value, name)) put(out, name, value[name]);
   return out;
 }
 
+/** A pipeline step's options: the pipeline's turn budget and, after the first step, the
+ * field descriptions the previous step's answer came with. */
+export function stepOptions(
+  options: { maxTurns?: number | undefined },
+  previous?: Step<unknown>,
+): JsonOptions {
+  return {
+    maxTurns: options.maxTurns,
+    fieldDescriptions: previous?.fieldDescriptions,
+  };
+}
+
 /** A pipeline's result: the last step's value, every step's turns, the summed usage. */
-export function chain<T>(steps: Step<unknown>[], last: Step<T>): Step<T> {
+export function chain<T>(...steps: [...Step<unknown>[], Step<T>]): Step<T> {
   const usage: Record<string, number> = {};
   const turns: Turn[] = [];
-  for (const step of [...steps, last]) {
+  const last = steps[steps.length - 1] as Step<T>;
+  for (const step of steps) {
     addUsage(usage, step.usage);
     for (const turn of step.turns) turns.push(turn);
   }
-  return { return: last.return, turns, usage, fail: null, fieldDescriptions: { ...last.fieldDescriptions } };
+  return {
+    return: last.return,
+    turns,
+    usage,
+    fail: null,
+    fieldDescriptions: { ...last.fieldDescriptions },
+  };
 }

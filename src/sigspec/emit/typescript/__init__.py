@@ -5,8 +5,13 @@ copied; it mirrors the Python runtime so that both accept, repair and reject the
 (tests run one table of cases against both). Each `.sig` file with declarations becomes
 `typescript/<module>.ts`: exported types for its named types and its signatures' inputs and
 outputs, `validateNAME`, `validateNAMEInput`, `parseNAME`, and a client function per
-signature and pipeline. Every value from a .sig file reaches the module as a JSON string
-literal, so nothing in a signature can become code.
+signature and pipeline. Every value from a .sig file reaches the module as an escaped string
+literal, every name as a key quoted unless it is a plain identifier, so nothing in a
+signature can become code.
+
+The emitter is its own formatter: statements are built as Prettier's documents
+(`tssource.py`) and printed by a port of Prettier's printer (`doc.py`), so the output is as
+`prettier` (defaults) prints it and passes ESLint with typescript-eslint's recommended rules.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import jinja2
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.emit.base import Artifact, EmitContext, EmitResult
 from sigspec.emit.options import NoOptions
+from sigspec.emit.typescript import tssource as ts
+from sigspec.emit.typescript.doc import Doc
 from sigspec.emit.typescript.types import TypeWriter, doc_comment
 from sigspec.infra.resources import package_root
 from sigspec.lower.names.python import suffix
@@ -44,7 +51,7 @@ def runtime_source() -> str:
 
 def _json_text(value: Any) -> str:
     """`value` as compact JSON inside a TypeScript string literal (ASCII, so any JS parses it)."""
-    return json.dumps(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    return ts.string(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
 def _unsupported(project: ir.Project, sig: ir.Signature) -> Iterator[Diagnostic]:
@@ -101,44 +108,113 @@ class _Module:
         return f"{alias(names.module)}.{text}"
 
 
-def _spec(sig: ir.Signature, lowered: Lowered) -> dict[str, str]:
+def _lazy(name: str, of: str, value: Any) -> str:
+    """`const NAME = $rt.lazy<OF>(JSON text, $rt.load);`: a descriptor, decoded on first use."""
+    return ts.statement(
+        ts.const(name, ts.call("$rt.lazy", [_json_text(value), "$rt.load"], f"<{of}>"))
+    )
+
+
+def _text(name: str, text: str | None) -> Doc:
+    """A prompt template (or null) in the spec object."""
+    return ts.prop(name, ts.scalar(text), layout="fluid" if text is None else "break-after")
+
+
+def _spec(sig: ir.Signature, lowered: Lowered, key: str) -> str:
     texts = lowered.prompts(sig)
     schema = lowered.output_schema(sig) if sig.mode == "json" else None
-    return {
-        "name": json.dumps(sig.name),
-        "mode": json.dumps(sig.mode),
-        "system": json.dumps(texts.system),
-        "user": json.dumps(texts.user),
-        "retry": json.dumps(texts.retry),
-        "schema": _json_text(schema),
-        "max_turns": str(sig.max_turns),
-        "doc": json.dumps(sig.doc or ""),
-        "descriptions": _json_text(lowered.output_descriptions(sig)),
-    }
+    props = [
+        ts.prop("name", ts.string(sig.name), layout="break-after"),
+        ts.prop("mode", ts.string(sig.mode), layout="break-after"),
+        _text("system", texts.system),
+        ts.prop("user", ts.string(texts.user), layout="break-after"),
+        _text("retry", texts.retry),
+        ts.prop("schema", ts.call("$rt.lazy", [_json_text(schema)], "<unknown>")),
+        ts.prop("maxTurns", ts.number(sig.max_turns), layout="never"),
+        ts.prop("doc", ts.string(sig.doc or ""), layout="break-after"),
+        ts.prop(
+            "descriptions",
+            ts.call("$rt.descriptions", [_json_text(lowered.output_descriptions(sig))]),
+        ),
+    ]
+    return ts.statement(ts.const(f"$SPEC_{key}", ts.obj(props), "$rt.Spec"))
+
+
+def _limits(first: str, first_type: str) -> list[ts.Param]:
+    return [ts.Param(first, first_type), ts.Param("limits", "Partial<$rt.Limits>", optional=True)]
+
+
+def _returns(call: Doc, cast: str = "") -> str:
+    return ts.statement(["return ", call, f" as {cast}" if cast else "", ";"], 1)
+
+
+def _step(of: str) -> Doc:
+    """`Promise<$rt.Step<OF>>`, a client's return type."""
+    return ["Promise", ts.type_args([["$rt.Step", ts.type_args([of], simple=True)]], simple=False)]
+
+
+def _client(sig: ir.Signature, names: SigNames, key: str) -> tuple[str, str]:
+    """A signature's client function: its head and its body."""
+    args = ts.Param("args", names.types.input)
+    checked = ts.call(names.validate_input, ["args"])
+    if sig.mode == "ptc_lisp":
+        head = ts.function(names.client, [args], "$rt.Request")
+        return ts.statement(head), _returns(ts.call("$rt.buildRequest", [f"$SPEC_{key}", checked]))
+    json_mode = sig.mode == "json"
+    options = ts.Param(
+        "options", "$rt.JsonOptions" if json_mode else "$rt.TextOptions", default="{}"
+    )
+    returns = _step(names.types.output if json_mode else "string")
+    head = ts.function(
+        names.client, [args, ts.Param("llm", "$rt.Llm"), options], returns, is_async=True
+    )
+    if json_mode:
+        run = ts.call("$rt.runJson", [f"$SPEC_{key}", checked, "llm", names.parse, "options"])
+    else:
+        run = ts.call("$rt.runText", [f"$SPEC_{key}", checked, "llm", "options"])
+    return ts.statement(head), _returns(run)
 
 
 def _signature_view(sig: ir.Signature, view: _Module, lowered: Lowered) -> dict[str, Any]:
     names = view.names.sigs[ir.fold(sig.name)]
     writer = TypeWriter(view.named)
     params = ir.MapOf(sig.params)
+    key = suffix(sig.name)
+    label = sig.name.replace("`", "'")
+    out, inp = names.types.output, names.types.input
+    client_head, client_body = _client(sig, names, key)
+    client_doc = doc_comment(sig.doc)
+    if sig.mode == "ptc_lisp":
+        client_doc = (
+            f"/** The first request of the PTC-Lisp signature `{label}`; the program runs "
+            f"elsewhere and its result goes through `{names.validate}`. */\n"
+        )
+    validate = ts.call("$rt.validate", [f"$OUT_{key}()", "value", "$TYPES()", "limits"])
+    validate_input = ts.call("$rt.validate", [f"$IN_{key}()", "value", "$TYPES()", "limits"])
+    parse = ts.call("$rt.parseReply", ["text", f"$OUT_{key}()", "$TYPES()", "limits"])
+    parsed = f"$rt.ParseResult<{out}>"
     return {
-        "label": sig.name.replace("`", "'"),
-        "key": suffix(sig.name),
-        "mode": sig.mode,
-        "doc": doc_comment(sig.doc),
-        "client": names.client,
-        "validate": names.validate,
-        "validate_input": names.validate_input,
-        "parse": names.parse,
-        "input": names.types.input,
-        "output": names.types.output,
+        "label": label,
         "input_doc": doc_comment(f"The arguments of `{sig.name}`."),
         "output_doc": doc_comment(f"What `{sig.name}` returns, as its validator leaves it."),
-        "input_body": writer.of(params, inputs=True),
-        "output_body": writer.of(sig.output),
-        "out_descriptor": _json_text(lowered.output_descriptor(sig)),
-        "in_descriptor": _json_text(lowered.input_descriptor(sig)),
-        "spec": _spec(sig, lowered),
+        "input_alias": writer.alias(inp, params, inputs=True),
+        "output_alias": writer.alias(out, sig.output),
+        "out_descriptor": _lazy(f"$OUT_{key}", "$rt.Descriptor", lowered.output_descriptor(sig)),
+        "in_descriptor": _lazy(f"$IN_{key}", "$rt.Descriptor", lowered.input_descriptor(sig)),
+        "validate_head": ts.statement(
+            ts.function(names.validate, _limits("value", "unknown"), out)
+        ),
+        "validate_body": _returns(validate, out),
+        "validate_input_head": ts.statement(
+            ts.function(names.validate_input, _limits("value", "unknown"), inp)
+        ),
+        "validate_input_body": _returns(validate_input, inp),
+        "parse_head": ts.statement(ts.function(names.parse, _limits("text", "string"), parsed)),
+        "parse_body": _returns(parse, parsed),
+        "spec": _spec(sig, lowered, key),
+        "client_doc": client_doc,
+        "client_head": client_head,
+        "client_body": client_body,
     }
 
 
@@ -146,28 +222,45 @@ def _pipeline_view(p: ir.Pipeline, view: _Module) -> dict[str, Any] | None:
     sigs = [view.project.signature(s) for s in p.steps]
     if any(s is None or s.mode == "ptc_lisp" for s in sigs):
         return None  # a PTC-Lisp step runs elsewhere; the Python target skips these too
-    steps = []
-    for sig in sigs:
+    steps: list[str] = []
+    first_input = ""
+    for i, sig in enumerate(sigs):
         assert sig is not None
         names = view.names.sigs[ir.fold(sig.name)]
-        steps.append(
-            {
-                "mode": sig.mode,
-                "call": view.sig_ref(names, "client", value=True),
-                "input": view.sig_ref(names, "input", value=False),
-                "params": json.dumps([prm.name for prm in sig.params]),
-            }
-        )
+        client = view.sig_ref(names, "client", value=True)
+        if i == 0:
+            first_input = view.sig_ref(names, "input", value=False)
+            args: list[Doc] = ["args", "llm", ts.call("$rt.stepOptions", ["options"])]
+        else:
+            piped = ts.call(
+                "$rt.pipeArgs", [f"step{i - 1}", *(ts.string(prm.name) for prm in sig.params)]
+            )
+            cast = view.sig_ref(names, "input", value=False)
+            args = [
+                [piped, f" as {cast}"],
+                "llm",
+                ts.call("$rt.stepOptions", ["options", f"step{i - 1}"]),
+            ]
+        steps.append(ts.statement(ts.const(f"step{i}", ["await ", ts.call(client, args)]), 1))
     last = sigs[-1]
     assert last is not None
     last_names = view.names.sigs[ir.fold(last.name)]
     returns = "string" if last.mode == "text" else view.sig_ref(last_names, "output", value=False)
+    turns = ts.object_type(
+        [ts.member("maxTurns", True, ts.union(["number", "undefined"], hug=False))], expanded=False
+    )
+    params = [
+        ts.Param("args", first_input),
+        ts.Param("llm", "$rt.Llm"),
+        ts.Param("options", turns, default="{}"),
+    ]
+    head = ts.function(view.names.pipelines[p.name], params, _step(returns), is_async=True)
+    chain = ts.call("$rt.chain", [f"step{i}" for i in range(len(steps))])
     return {
-        "client": view.names.pipelines[p.name],
         "doc": doc_comment(p.doc),
+        "head": ts.statement(head),
         "steps": steps,
-        "returns": returns,
-        "earlier": "[" + ", ".join(f"step{i}" for i in range(len(steps) - 1)) + "]",
+        "ret": _returns(chain),
     }
 
 
@@ -177,29 +270,32 @@ def _module_text(lowered: Lowered, module: Module, env: jinja2.Environment) -> s
     writer = TypeWriter(view.named)
     types = [
         {
-            "name": names.types[n],
             "doc": doc_comment(project.types[n].doc),
-            "body": writer.of(project.types[n].type),
+            "alias": writer.alias(names.types[n], project.types[n].type),
         }
         for n in module.types
     ]
     signatures = [_signature_view(s, view, lowered) for s in module.signatures]
     pipelines = [v for p in module.pipelines if (v := _pipeline_view(p, view)) is not None]
     imports = [
-        {"alias": alias(m), "path": relative(module.path, tuple(m.split("."))), "values": v}
+        {
+            "alias": alias(m),
+            "path": ts.string(relative(module.path, tuple(m.split(".")))),
+            "values": v,
+        }
         for m, v in sorted(view.imports.items())
     ]
     return render(
         env,
         "typescript/module.ts.j2",
         source=module.source,
-        runtime_path=relative(module.path, ("_runtime",)),
+        runtime_path=ts.string(relative(module.path, ("_runtime",))),
         runtime=bool(signatures or pipelines),
         imports=imports,
         types=types,
         signatures=signatures,
         pipelines=pipelines,
-        descriptors=_json_text(lowered.type_descriptors(module.signatures)),
+        descriptors=_lazy("$TYPES", "$rt.Types", lowered.type_descriptors(module.signatures)),
     )
 
 

@@ -18,7 +18,7 @@ export type Priority = 1 | 2 | 3 | 4 | 5;
 /** A web page found by a search. */
 export type Source = {
   /** The page title */
-  "title": string;
+  title: string;
   /** Absolute URL of the page */
-  "url": string;
+  url: string;
 };

@@ -13,10 +13,10 @@ import * as $rt from "./_runtime.js";
 
 /** The arguments of `summarize`. */
 export type SummarizeInput = {
-  "document": string;
-  "audience"?: string;
-  "max_words"?: number;
-  "focus"?: string[];
+  document: string;
+  audience?: string;
+  max_words?: number;
+  focus?: string[];
 };
 
 /** What `summarize` returns, as its validator leaves it. */
@@ -25,22 +25,49 @@ export type SummarizeOutput = string;
 // Named types these signatures use, and each signature's output and input, as runtime
 // descriptors: JSON text, decoded on first use.
 const $TYPES = $rt.lazy<$rt.Types>("{}", $rt.load);
-const $OUT_summarize = $rt.lazy<$rt.Descriptor>("[\"str\"]", $rt.load);
-const $IN_summarize = $rt.lazy<$rt.Descriptor>("[\"map\",[[\"document\",\"document\",[\"str\"],true,false,null,false,[]],[\"audience\",\"audience\",[\"str\"],false,true,\"a general reader\",false,[]],[\"max_words\",\"max_words\",[\"int\"],false,true,150,false,[[\"minimum\",20]]],[\"focus\",\"focus\",[\"list\",[\"str\"]],false,true,[],false,[]]],true]", $rt.load);
+const $OUT_summarize = $rt.lazy<$rt.Descriptor>('["str"]', $rt.load);
+const $IN_summarize = $rt.lazy<$rt.Descriptor>(
+  '["map",[["document","document",["str"],true,false,null,false,[]],["audience","audience",["str"],false,true,"a general reader",false,[]],["max_words","max_words",["int"],false,true,150,false,[["minimum",20]]],["focus","focus",["list",["str"]],false,true,[],false,[]]],true]',
+  $rt.load,
+);
 
 /** The output of `summarize`, normalised; `ValidationError` lists every error. */
-export function validateSummarize(value: unknown, limits?: Partial<$rt.Limits>): SummarizeOutput {
-  return $rt.validate($OUT_summarize(), value, $TYPES(), limits) as SummarizeOutput;
+export function validateSummarize(
+  value: unknown,
+  limits?: Partial<$rt.Limits>,
+): SummarizeOutput {
+  return $rt.validate(
+    $OUT_summarize(),
+    value,
+    $TYPES(),
+    limits,
+  ) as SummarizeOutput;
 }
 
 /** The arguments of `summarize` (an open map), normalised. */
-export function validateSummarizeInput(value: unknown, limits?: Partial<$rt.Limits>): SummarizeInput {
-  return $rt.validate($IN_summarize(), value, $TYPES(), limits) as SummarizeInput;
+export function validateSummarizeInput(
+  value: unknown,
+  limits?: Partial<$rt.Limits>,
+): SummarizeInput {
+  return $rt.validate(
+    $IN_summarize(),
+    value,
+    $TYPES(),
+    limits,
+  ) as SummarizeInput;
 }
 
 /** The answer to `summarize` in a raw reply, with every repair applied. */
-export function parseSummarize(text: string, limits?: Partial<$rt.Limits>): $rt.ParseResult<SummarizeOutput> {
-  return $rt.parseReply(text, $OUT_summarize(), $TYPES(), limits) as $rt.ParseResult<SummarizeOutput>;
+export function parseSummarize(
+  text: string,
+  limits?: Partial<$rt.Limits>,
+): $rt.ParseResult<SummarizeOutput> {
+  return $rt.parseReply(
+    text,
+    $OUT_summarize(),
+    $TYPES(),
+    limits,
+  ) as $rt.ParseResult<SummarizeOutput>;
 }
 
 const $SPEC_summarize: $rt.Spec = {
@@ -61,5 +88,10 @@ export async function summarize(
   llm: $rt.Llm,
   options: $rt.TextOptions = {},
 ): Promise<$rt.Step<string>> {
-  return $rt.runText($SPEC_summarize, validateSummarizeInput(args), llm, options);
+  return $rt.runText(
+    $SPEC_summarize,
+    validateSummarizeInput(args),
+    llm,
+    options,
+  );
 }
