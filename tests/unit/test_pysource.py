@@ -66,6 +66,24 @@ def test_literals_mean_their_values() -> None:
         assert ast.literal_eval(text.split(" = ", 1)[1]) == value, text
 
 
+def _json(value: Any) -> Any:
+    """`value` with its tuples as lists: a JSON value."""
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(v) for v in value]
+    return value
+
+
+def test_json_prints_as_the_literal_tree_does() -> None:
+    for name, value in _cases():
+        data = _json(value)
+        assert ps.assign(name, ps.Json(data)) == ps.assign(name, ps.lit(data)), data
+    named = {"a": ps.code("SENTIMENT"), "b": [ps.code("X")] * 30}
+    text = ps.assign("S", ps.Json(named))
+    assert text.startswith('S = {\n    "a": SENTIMENT,\n    "b": [\n        X,\n')
+
+
 def test_blocks_mean_their_text() -> None:
     r = random.Random(7)
     texts = ["", '"', '""', '"""', 'a"', "\\", '\\"', "x\\", '""""""', "a\nb\n"]

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
 class ReplyError(ValueError):
     """No acceptable answer in the reply: `.reason`, and `.errors` of the best candidate."""
 
-    def __init__(self, reason: str, errors: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self, reason: str, errors: list[tuple[str, str]] | None = None
+    ) -> None:
         self.reason = reason
         self.errors = errors or []
         detail = "; ".join(f"{p}: {m}" for p, m in self.errors[:5])
@@ -50,7 +52,11 @@ class Limits:
     def __init__(
         self, *, reply_chars: int = 1024 * 1024, depth: int = 128, tags: int = 10_000
     ) -> None:
-        for name, value in (("reply_chars", reply_chars), ("depth", depth), ("tags", tags)):
+        for name, value in (
+            ("reply_chars", reply_chars),
+            ("depth", depth),
+            ("tags", tags),
+        ):
             if type(value) is not int or value < 1:
                 raise ValueError(f"the limit {name} must be a positive integer")
             object.__setattr__(self, name, value)
@@ -67,7 +73,11 @@ class Limits:
         return f"Limits(reply_chars={self.reply_chars}, depth={self.depth}, tags={self.tags})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Limits) and (self.reply_chars, self.depth, self.tags) == (
+        return isinstance(other, Limits) and (
+            self.reply_chars,
+            self.depth,
+            self.tags,
+        ) == (
             other.reply_chars,
             other.depth,
             other.tags,
@@ -115,7 +125,9 @@ class ParseResult:
 
     __slots__ = ("repairs", "value")
 
-    def __init__(self, value: Any, repairs: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self, value: Any, repairs: list[tuple[str, str]] | None = None
+    ) -> None:
         self.value = value
         self.repairs = repairs or []
 
@@ -214,5 +226,7 @@ def _string_text(text: str) -> str:
     try:
         quoted.encode("utf-8")
     except UnicodeEncodeError:
-        return "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in quoted)
+        return "".join(
+            f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in quoted
+        )
     return quoted

@@ -38,7 +38,14 @@ class Token:
     end: int = 0
 
 
-_KINDS = {"#": "section", "^": "inverted", "/": "close", "!": "comment", "&": "var", "=": "delims"}
+_KINDS = {
+    "#": "section",
+    "^": "inverted",
+    "/": "close",
+    "!": "comment",
+    "&": "var",
+    "=": "delims",
+}
 
 
 def tokenize(template: str) -> list[Token]:
@@ -59,7 +66,11 @@ def tokenize(template: str) -> list[Token]:
             raise _unclosed(template, start, triple)
         after = end + len(end_mark)
         body = template[start + len(open_) + (1 if triple else 0) : end].strip()
-        kind = "var" if triple else _KINDS.get(body[:1], "partial" if body[:1] == ">" else "var")
+        kind = (
+            "var"
+            if triple
+            else _KINDS.get(body[:1], "partial" if body[:1] == ">" else "var")
+        )
         line_start = template.rfind("\n", 0, start) + 1
         line_end_nl = template.find("\n", after)
         line_end = len(template) if line_end_nl < 0 else line_end_nl
@@ -82,7 +93,9 @@ def _unclosed(template: str, start: int, triple: bool) -> MustacheError:
     if triple and template.find("}}", start) >= 0:
         tag = template[start : template.find("}}", start) + 2]
         return MustacheError(
-            f"`{tag}` opens with `{{{{{{` but does not close with `}}}}}}`", start, start + len(tag)
+            f"`{tag}` opens with `{{{{{{` but does not close with `}}}}}}`",
+            start,
+            start + len(tag),
         )
     return MustacheError("a `{{` tag is not closed", start, len(template))
 
@@ -91,7 +104,9 @@ def _delimiters(body: str, template: str, start: int, end: int) -> tuple[str, st
     parts = body.removesuffix("=").split()
     if len(parts) != 2:
         raise MustacheError(
-            f"`{template[start:end]}` must hold two delimiters, as in {{{{=<% %>=}}}}", start, end
+            f"`{template[start:end]}` must hold two delimiters, as in {{{{=<% %>=}}}}",
+            start,
+            end,
         )
     return parts[0], parts[1]
 
@@ -118,7 +133,9 @@ def _text(value: Any) -> str:
 
 
 def render(template: str, values: Mapping[str, Any]) -> str:
-    tags = [t for t in tokenize(template) if t.kind not in ("comment", "delims", "partial")]
+    tags = [
+        t for t in tokenize(template) if t.kind not in ("comment", "delims", "partial")
+    ]
     out: list[str] = []
     _render(tags, 0, len(tags), [values], out)
     return "".join(out)
@@ -136,7 +153,9 @@ def _section_end(tags: list[Token], start: int) -> int:
     raise MustacheError(f"section `{tags[start].value}` is not closed")
 
 
-def _render(tags: list[Token], start: int, stop: int, stack: list[Any], out: list[str]) -> None:
+def _render(
+    tags: list[Token], start: int, stop: int, stack: list[Any], out: list[str]
+) -> None:
     index = start
     while index < stop:
         tag = tags[index]

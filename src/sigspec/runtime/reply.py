@@ -45,7 +45,9 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out and out[key] != value:
-            raise ValueError(f"the key {shown(key)} is given twice with different values")
+            raise ValueError(
+                f"the key {shown(key)} is given twice with different values"
+            )
         out[key] = value
     return out
 
@@ -82,7 +84,9 @@ class _TooDeep(_Broken):
 class _Read:
     __slots__ = ("repairs", "truncated", "value")
 
-    def __init__(self, value: Any, repairs: list[str], truncated: list[tuple[Any, ...]]) -> None:
+    def __init__(
+        self, value: Any, repairs: list[str], truncated: list[tuple[Any, ...]]
+    ) -> None:
         self.value = value
         self.repairs = repairs
         self.truncated = truncated  # paths of objects the text ended inside
@@ -101,7 +105,8 @@ _TAG = re.compile(r"<(/?)([A-Za-z][\w.-]*)(?:\s[^<>]*)?>")
 # otherwise be retried at every shorter marker, quadratic), its body line by line (group 2),
 # and the last line of a block the text ends inside (group 3).
 _FENCE = re.compile(
-    r"^[ \t]*(`{3,}+|~{3,}+)[^\n]*\n((?:[^\n]*+\n)*?)(?:[ \t]*\1[ \t]*$|([^\n]*)\Z)", re.M
+    r"^[ \t]*(`{3,}+|~{3,}+)[^\n]*\n((?:[^\n]*+\n)*?)(?:[ \t]*\1[ \t]*$|([^\n]*)\Z)",
+    re.M,
 )
 # The lookbehind after the first backtick, not before it: a pattern that starts with a literal
 # is searched at C speed.
@@ -135,7 +140,9 @@ def _inside(dq: bool, sq: bool) -> re.Pattern[str]:
         return re.compile(f"[^{stops}]*+([{stops}])")
     stops = "{}\\[\\]" + quotes
     strings = [s for s, alive in ((_DQ_STRING, dq), (_SQ_STRING, sq)) if alive]
-    return re.compile("(?:" + "|".join([f"[^{stops}]++", *strings]) + f")*+([{stops}])", re.S)
+    return re.compile(
+        "(?:" + "|".join([f"[^{stops}]++", *strings]) + f")*+([{stops}])", re.S
+    )
 
 
 _INSIDE = {(dq, sq): _inside(dq, sq) for dq in (True, False) for sq in (True, False)}
@@ -145,7 +152,9 @@ _STOPS = frozenset("\"'\n")  # what may stop the scan inside brackets, besides a
 def strip_reasoning(text: str) -> str:
     """The reply without its reasoning: closed blocks, all before a lone closer, and all from
     an opener never closed (a reply cut off while reasoning: a draft there is no answer)."""
-    if "</" in text:  # blocks and lone closers need a closing tag; most replies have none
+    if (
+        "</" in text
+    ):  # blocks and lone closers need a closing tag; most replies have none
         text = _without_reasoning_blocks(text)
         ends = [m.end() for m in _LONE_THINK.finditer(text)] if "</" in text else []
         text = text[ends[-1] :] if ends else text
@@ -235,7 +244,9 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
     return spans
 
 
-def _close(text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]) -> int:
+def _close(
+    text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]
+) -> int:
     """The closer at `at` and those right after it, while brackets stay open: each closes its
     opener's span, or, closing none, ends the brackets (what came before is not JSON). Where
     the scan goes on."""
@@ -267,7 +278,9 @@ def _open_height(stack: list[list[Any]]) -> int:
     return height
 
 
-def _quote_stop(text: str, at: int, pos: int, dq: bool, sq_dead_to: int) -> tuple[bool, int, int]:
+def _quote_stop(
+    text: str, at: int, pos: int, dq: bool, sq_dead_to: int
+) -> tuple[bool, int, int]:
     """The bracket scan stopped at a quote or a line break (rare: see `_inside`). Returns the
     new quote state and where the scan goes on."""
     char = text[at]
@@ -327,7 +340,9 @@ def _fenced(text: str) -> list[str]:
 
 def _all_candidates(text: str) -> Iterator[str]:
     """Every explicit candidate in order, each sliced only when asked for."""
-    yield from _fenced(text)  # fenced blocks never overlap: all of them are at most the text
+    yield from _fenced(
+        text
+    )  # fenced blocks never overlap: all of them are at most the text
     for start, end in _tag_spans(text):
         yield text[start:end]
     if "`" in text:
@@ -416,7 +431,9 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
     if kind == "sq":
         repairs.append("read a single-quoted string")
         if "\\" not in token:
-            return token[1:-1]  # no escapes: what decoding it as a JSON string would give
+            return token[
+                1:-1
+            ]  # no escapes: what decoding it as a JSON string would give
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
         return str(_LOOSE.decode(f'"{body}"'))
@@ -452,7 +469,11 @@ def _key(piece: str, repairs: list[str]) -> str:
     first = piece[0]
     if first in _QUOTES:
         return _string(_QUOTES[first], piece, repairs)
-    if (first.isalpha() or first in "_$") and piece not in _WORDS and piece not in _PYTHON:
+    if (
+        (first.isalpha() or first in "_$")
+        and piece not in _WORDS
+        and piece not in _PYTHON
+    ):
         repairs.append(f"quoted the bare key {piece}")
         return piece
     raise _Broken(f"expected a key, got {shown(piece)}")
@@ -492,7 +513,11 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     if _RUN.match(text).end() != len(text):  # type: ignore[union-attr]  # `*` always matches
         raise _Broken("the text holds something that is no JSON")
     pieces = _PIECE.findall(text)
-    if pieces and pieces[-1][0] in _UNCLOSED_START and not _CLOSED.fullmatch(pieces[-1]):
+    if (
+        pieces
+        and pieces[-1][0] in _UNCLOSED_START
+        and not _CLOSED.fullmatch(pieces[-1])
+    ):
         raise _Broken("a string or comment is never closed")
     repairs: list[str] = []
     truncated: list[tuple[Any, ...]] = []
@@ -527,7 +552,10 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
                 continue
             elif after_line:
                 repairs.append("added a missing comma between lines")
-                state, closable = (_KEY if frame[1] else _VALUE), 0  # and this token is that
+                state, closable = (
+                    (_KEY if frame[1] else _VALUE),
+                    0,
+                )  # and this token is that
             else:
                 raise _Broken(f"expected ',' or a closer, got {shown(piece)}")
         if finished:
@@ -558,7 +586,9 @@ def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
     if not done:
         if state != _SEP:
             raise _Broken("the text ends too early")
-        if pieces[-1][0] in _NUMBER_START:  # `0.9` may be the start of `0.95`: not forced
+        if (
+            pieces[-1][0] in _NUMBER_START
+        ):  # `0.9` may be the start of `0.95`: not forced
             raise _Broken("the text ends in a number, which may be cut short")
         value = _close_open_maps(stack, truncated)
     if comments:
@@ -578,7 +608,9 @@ _NOT_STRICT = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*[^ \t\r\n"}]')
 def read_json(text: str, depth: int = LIMITS.depth) -> _Read:
     """Strict JSON when it is; otherwise the lenient reader with its repairs. Either way no
     list or map nested more than `depth` levels (_TooDeep)."""
-    if not _NOT_STRICT.match(text):  # a failed strict attempt costs a Python-built error
+    if not _NOT_STRICT.match(
+        text
+    ):  # a failed strict attempt costs a Python-built error
         try:
             value = strict_json(text)
         except (ValueError, RecursionError):
@@ -653,15 +685,26 @@ class _Search:
         )
         if errors:
             value, errors, repairs = self._unwrapped(read.value, errors, repairs)
-        if not errors and read.truncated and not _forced(read, self.descriptor, self.types):
-            errors = [("root", "the reply is cut off where more than closing braces could follow")]
+        if (
+            not errors
+            and read.truncated
+            and not _forced(read, self.descriptor, self.types)
+        ):
+            errors = [
+                (
+                    "root",
+                    "the reply is cut off where more than closing braces could follow",
+                )
+            ]
         if errors:
             if self.best is None or len(errors) < len(self.best):
                 self.best = errors
             return
         self.accepted.append((value, [("root", r) for r in read.repairs] + repairs))
 
-    def _unwrapped(self, value: Any, errors: list[Any], repairs: list[Any]) -> tuple[Any, ...]:
+    def _unwrapped(
+        self, value: Any, errors: list[Any], repairs: list[Any]
+    ) -> tuple[Any, ...]:
         """A top-level array given as an object with one key holding the array."""
         if (
             _resolve(self.descriptor, self.types)[0] != "list"
@@ -678,7 +721,10 @@ class _Search:
         return (
             result,
             [],
-            [("root", f"unwrapped the array from {{{shown(key)}: [...]}}"), *inner_repairs],
+            [
+                ("root", f"unwrapped the array from {{{shown(key)}: [...]}}"),
+                *inner_repairs,
+            ],
         )
 
     def consider(self, text: str) -> bool:
@@ -710,12 +756,18 @@ def _whole_reply(
         value = strict_json(stripped)
     except (ValueError, RecursionError):
         return None
-    result, errors, repairs = check(descriptor, value, types, lenient=False, limits=limits)
+    result, errors, repairs = check(
+        descriptor, value, types, lenient=False, limits=limits
+    )
     return None if errors or repairs else ParseResult(result, repairs)
 
 
 def parse_reply(
-    text: str, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None = None
+    text: str,
+    descriptor: Any,
+    types: dict[str, Any],
+    check: Any,
+    limits: Limits | None = None,
 ) -> ParseResult:
     """The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md.
     A reply past a limit (`Limits`: its size, its tags, its nesting) is a ReplyError naming
@@ -731,10 +783,14 @@ def parse_reply(
     if whole is not None:
         return whole
     if count_tags(text, bounds.tags) > bounds.tags:
-        raise ReplyError(f"the reply holds more than {bounds.tags} tags (the tag limit)")
+        raise ReplyError(
+            f"the reply holds more than {bounds.tags} tags (the tag limit)"
+        )
     search = _Search(descriptor, types, check, limits)
     body = strip_reasoning(text)
-    budget = 8 * len(body) + 4096  # characters parsed in all: keeps hostile replies linear
+    budget = (
+        8 * len(body) + 4096
+    )  # characters parsed in all: keeps hostile replies linear
     for candidate in explicit_candidates(body, budget):
         budget -= len(candidate)
         search.consider(candidate)
@@ -763,7 +819,13 @@ def _decide(search: _Search) -> ParseResult:
         raise ReplyError("the reply does not match the expected output", search.best)
     if (
         len(search.accepted) > 1
-        and len({json.dumps(v, sort_keys=True, ensure_ascii=False) for v, _ in search.accepted}) > 1
+        and len(
+            {
+                json.dumps(v, sort_keys=True, ensure_ascii=False)
+                for v, _ in search.accepted
+            }
+        )
+        > 1
     ):
         raise ReplyError("the reply holds several different answers")
     return ParseResult(*search.accepted[0])

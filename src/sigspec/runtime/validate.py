@@ -205,7 +205,9 @@ def _where(path: str) -> str:
 class Checker:
     """One validation run: the errors and repairs it found, and whether it may coerce."""
 
-    def __init__(self, types: Types, *, lenient: bool, depth: int = LIMITS.depth) -> None:
+    def __init__(
+        self, types: Types, *, lenient: bool, depth: int = LIMITS.depth
+    ) -> None:
         self.types = types
         self.lenient = lenient
         self.depth = depth  # how deep a JSON document held in a string may nest
@@ -230,7 +232,11 @@ class Checker:
     # ---- scalars ----
 
     def _str(self, d: Descriptor, v: Any, path: str) -> Any:
-        return v if type(v) is str else self.fail(path, f"expected string, got {kind_of(v)}")
+        return (
+            v
+            if type(v) is str
+            else self.fail(path, f"expected string, got {kind_of(v)}")
+        )
 
     _keyword = _str
 
@@ -255,7 +261,9 @@ class Checker:
 
     def _float(self, d: Descriptor, v: Any, path: str) -> Any:
         t = type(v)
-        if t is int or (t is float and v - v == 0.0):  # v - v: NaN for NaN and infinities
+        if t is int or (
+            t is float and v - v == 0.0
+        ):  # v - v: NaN for NaN and infinities
             return v
         if t is float:  # no JSON number, and NaN would pass every @min and @max
             return self.fail(path, f"expected a finite number, got {shown(v)}")
@@ -316,7 +324,9 @@ class Checker:
         if type(v) is type(d[1]) and v == d[1]:
             return v
         expected, got = shown(d[1]), _short(v)
-        if expected == got:  # the float 2.0 and the int 2 are both written 2: kinds tell them apart
+        if (
+            expected == got
+        ):  # the float 2.0 and the int 2 are both written 2: kinds tell them apart
             expected, got = f"{kind_of(d[1])} {expected}", f"{kind_of(v)} {got}"
         return self.fail(path, f"expected {expected}, got {got}")
 
@@ -328,14 +338,18 @@ class Checker:
             folded = v.casefold()
             matches = [m for m in values if m.casefold() == folded]
             if len(matches) == 1:
-                self.repair(path, f"matched {shown(v)} to enum value {shown(matches[0])}")
+                self.repair(
+                    path, f"matched {shown(v)} to enum value {shown(matches[0])}"
+                )
                 return matches[0]
         listed = ", ".join(map(shown, values))
         return self.fail(path, f"expected one of {listed}, got {_short(v)}")
 
     def _union(self, d: Descriptor, v: Any, path: str) -> Any:
         modes = (False, True) if self.lenient else (False,)
-        for lenient in modes:  # a member that fits exactly beats one that needs coercion
+        for (
+            lenient
+        ) in modes:  # a member that fits exactly beats one that needs coercion
             for member in d[1]:
                 trial = Checker(self.types, lenient=lenient, depth=self.depth)
                 result = trial.check(member, v, path)
@@ -343,7 +357,9 @@ class Checker:
                     self.repairs += trial.repairs
                     return result
         got = _short(v)
-        if got in map(shown, self._literals(d[1])):  # written as a member is (2.0 and 2): kinds
+        if got in map(
+            shown, self._literals(d[1])
+        ):  # written as a member is (2.0 and 2): kinds
             got = f"{kind_of(v)} {got}"
         return self.fail(path, f"{got} matches none of the union's members")
 
@@ -432,7 +448,9 @@ class Checker:
         out: dict[str, Any],
         path: str,
     ) -> bool:
-        name, _folded, type_, required, has_default, default, fallback, constraints = field
+        name, _folded, type_, required, has_default, default, fallback, constraints = (
+            field
+        )
         where = f"{path}.{name}" if path else name  # _at, inlined: once per field
         if keys is None:
             if has_default:
@@ -465,7 +483,9 @@ class Checker:
                 low, high = bound
                 if value < low or value > high:
                     clamped = min(max(value, low), high)
-                    self.repair(path, f"clamped {shown(value)} to {shown(clamped)} (@clamp)")
+                    self.repair(
+                        path, f"clamped {shown(value)} to {shown(clamped)} (@clamp)"
+                    )
                     value = clamped
                 continue
             message = _scalar_constraint(keyword, bound, value)
@@ -547,7 +567,9 @@ def check(
     return result, checker.errors, checker.repairs
 
 
-def validate(descriptor: Descriptor, value: Any, types: Types, limits: Limits | None = None) -> Any:
+def validate(
+    descriptor: Descriptor, value: Any, types: Types, limits: Limits | None = None
+) -> Any:
     """Strict validation: the normalised value, or ValidationError listing every error."""
     result, errors, _ = check(descriptor, value, types, limits=limits)
     if errors:
@@ -566,7 +588,11 @@ _PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
 
 
 def parse_reply(
-    text: str, descriptor: Descriptor, types: Types, check: Any, limits: Limits | None = None
+    text: str,
+    descriptor: Descriptor,
+    types: Types,
+    check: Any,
+    limits: Limits | None = None,
 ) -> ParseResult:
     """runtime/reply.py's `parse_reply`: that module (json, re, its patterns) loads on the
     first parse, so that importing a generated module stays cheap. Kept once loaded: an
@@ -598,7 +624,10 @@ def checker(validate_name: Any) -> Any:
         if limits is None or limits == LIMITS:
             try:  # plainly valid: no coercion could apply, in either mode
                 return validate_name(value, _punt), [], []
-            except (Slow, ValidationError):  # lenient mode may coerce what strict mode rejects
+            except (
+                Slow,
+                ValidationError,
+            ):  # lenient mode may coerce what strict mode rejects
                 pass
         return check(descriptor, value, types, lenient=lenient, limits=limits)
 

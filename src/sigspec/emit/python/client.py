@@ -268,29 +268,29 @@ class Constants:
             name = self.define(wanted, self.node(value, {}), "JsonObject")
             self.defs[key, _key(value)] = name
 
-    def node(self, value: Any, schemas: Mapping[int, str], root: bool = True) -> ps.Node:
+    def node(self, value: Any, schemas: Mapping[int, str]) -> ps.Node:
         """`value` printed with the named types under `$defs`, and the objects in `schemas`
         (their `id` -> constant) below the root, written as their constants' names."""
+        return ps.Json(self._named(value, schemas, root=True))
+
+    def _named(self, value: Any, schemas: Mapping[int, str], root: bool = False) -> Any:
         if not root and (found := schemas.get(id(value))):
             return ps.code(found)
         if isinstance(value, dict):
-            items = []
+            out = {}
             for k, v in value.items():
                 if k == "$defs" and isinstance(v, dict):
-                    inner = tuple(
-                        ps.pair(ps.lit(d), self._def(d, s, schemas)) for d, s in v.items()
-                    )
-                    items.append(ps.pair(ps.lit(k), ps.Brackets("", "{", inner, "}")))
+                    out[k] = {d: self._def(d, s, schemas) for d, s in v.items()}
                 else:
-                    items.append(ps.pair(ps.lit(k), self.node(v, schemas, root=False)))
-            return ps.Brackets("", "{", tuple(items), "}")
+                    out[k] = self._named(v, schemas)
+            return out
         if isinstance(value, list):
-            return ps.Brackets("", "[", tuple(self.node(v, schemas, False) for v in value), "]")
-        return ps.lit(value)
+            return [self._named(v, schemas) for v in value]
+        return value
 
-    def _def(self, key: str, value: Any, schemas: Mapping[int, str]) -> ps.Node:
+    def _def(self, key: str, value: Any, schemas: Mapping[int, str]) -> Any:
         found = self.defs.get((key, _key(value)))
-        return ps.code(found) if found else self.node(value, schemas, root=False)
+        return ps.code(found) if found else self._named(value, schemas)
 
     def text(self, wanted: str, text: str | None) -> str:
         """A prompt template's constant (the same text twice: one constant)."""

@@ -20,6 +20,7 @@ import textwrap
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 WIDTH = 88  # ruff's default line length, which users' projects mostly keep
 INDENT = "    "
@@ -69,7 +70,21 @@ class Brackets:
         return self.head + self.open + inner + self.close
 
 
-Node = Code | Pair | Brackets
+@dataclass(frozen=True)
+class Json:
+    """A JSON value (dicts, lists, strings, numbers, booleans, None) printed as a Python
+    literal, with any `Code` inside it printed as it is (a constant's name in place of a
+    value). The fast path for schemas: no tree of nodes, each subtree's one-line form made
+    once."""
+
+    value: Any
+
+    @functools.cached_property
+    def text(self) -> str:
+        return _JsonPrinter().flat(self.value)
+
+
+Node = Code | Pair | Brackets | Json
 
 
 def string(text: str) -> str:
@@ -96,8 +111,9 @@ def _escaped(char: str, quote: str) -> str:
 def _block_body(text: str) -> str:
     """`text` for the inside of a triple-quoted literal: line breaks kept, a quote escaped
     only where it would close the literal."""
-    if '"' not in text and "\\" not in text and text.replace("\n", "").isprintable():
-        return text
+    plain = '""' not in text and not text.endswith('"') and "\\" not in text
+    if plain and text.replace("\n", "").isprintable():
+        return text  # the common case: no quote can close the literal, nothing to escape
     out: list[str] = []
     quotes = 0  # unescaped quotes just written: a third would close the literal
     for char in text:
@@ -160,7 +176,7 @@ def lit(value: object) -> Node:
         return Brackets("", "(", tuple(lit(v) for v in value), ")", "tuple")
     if isinstance(value, Sequence):
         return Brackets("", "[", tuple(lit(v) for v in value), "]")
-    if isinstance(value, Code | Pair | Brackets):
+    if isinstance(value, Code | Pair | Brackets | Json):
         return value
     raise TypeError(f"no literal for {type(value).__name__}")
 
@@ -199,9 +215,65 @@ def width(text: str) -> int:
     return total
 
 
+class _JsonPrinter:
+    """Prints JSON values as `render` prints the trees `lit` makes, remembering each
+    subtree's one-line form (by identity: the value does not change while printed)."""
+
+    def __init__(self) -> None:
+        self.flats: dict[int, str] = {}
+        self.strings: dict[str, str] = {}  # schemas repeat their keys and descriptions
+
+    def quoted(self, text: str) -> str:
+        found = self.strings.get(text)
+        if found is None:
+            found = self.strings[text] = string(text)
+        return found
+
+    def flat(self, value: Any) -> str:
+        if isinstance(value, dict | list):
+            found = self.flats.get(id(value))
+            if found is None:
+                found = self.flats[id(value)] = self._flat(value)
+            return found
+        if isinstance(value, str):
+            return self.quoted(value)
+        if isinstance(value, Code):
+            return value.text
+        if value is None or isinstance(value, bool):
+            return repr(value)
+        if isinstance(value, int | float):
+            return number(value)
+        raise TypeError(f"no literal for {type(value).__name__}")
+
+    def _flat(self, value: dict[str, Any] | list[Any]) -> str:
+        if isinstance(value, dict):
+            items = (f"{self.quoted(k)}: {self.flat(v)}" for k, v in value.items())
+            return "{" + ", ".join(items) + "}"
+        return "[" + ", ".join(self.flat(v) for v in value) + "]"
+
+    def render(self, value: Any, indent: int, head: int, tail: int) -> str:
+        one_line = self.flat(value)
+        if not isinstance(value, dict | list) or not value:
+            return one_line
+        if len(INDENT) * indent + head + width(one_line) + tail <= WIDTH:
+            return one_line
+        inner = INDENT * (indent + 1)
+        lines = ["{" if isinstance(value, dict) else "["]
+        if isinstance(value, dict):
+            for k, v in value.items():
+                key = self.quoted(k) + ": "
+                lines.append(inner + key + self.render(v, indent + 1, width(key), 1) + ",")
+        else:
+            lines += [inner + self.render(v, indent + 1, 0, 1) + "," for v in value]
+        lines.append(INDENT * indent + ("}" if isinstance(value, dict) else "]"))
+        return "\n".join(lines)
+
+
 def render(node: Node, indent: int = 0, head: int = 0, tail: int = 0) -> str:
     """`node` at `indent` levels, `head` columns already on its first line and `tail` to
     follow it on its last."""
+    if isinstance(node, Json):
+        return _JsonPrinter().render(node.value, indent, head, tail)
     one_line = flat(node)
     if "\n" not in one_line and len(INDENT) * indent + head + width(one_line) + tail <= WIDTH:
         return one_line
@@ -221,9 +293,13 @@ def render(node: Node, indent: int = 0, head: int = 0, tail: int = 0) -> str:
 def assign(name: str, node: Node, annotation: str = "") -> str:
     """`name = node`, or `name: annotation = node`, as a statement line (or lines)."""
     target = f"{name}: {annotation} = " if annotation else f"{name} = "
-    one_line = flat(node)
+    if isinstance(node, Json) and not isinstance(node.value, dict | list):
+        node = Code(node.text)  # a scalar: no brackets to open
+    if not isinstance(node, Code):
+        return target + render(node, 0, width(target)) + "\n"
+    one_line = node.text
     fits_wrapped = width(target + one_line) > WIDTH >= len(INDENT) + width(one_line)
-    if isinstance(node, Code) and "\n" not in one_line and fits_wrapped:
+    if "\n" not in one_line and fits_wrapped:
         # ruff wraps a right-hand side that fits once parenthesised
         return f"{target}(\n{INDENT}{one_line}\n)\n"
     return target + render(node, 0, width(target)) + "\n"
