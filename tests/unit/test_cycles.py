@@ -131,7 +131,7 @@ DEFAULTS = [
     ),
     (
         'signature f(p "a" | "b" = "c") -> {d :string = "x" @format("email")}\n',
-        [(1, "invalid-default")],
+        [(1, "invalid-default"), (1, "invalid-default")],  # "x" is no email address
     ),
 ]
 

@@ -359,9 +359,25 @@ UNKNOWN_FORMAT = Code(
     E,
     "unknown string format `{name}`",
     "`@format` names a format that JSON Schema does not define.",
-    "Known formats: date-time date time duration email hostname ipv4 ipv6 uri uri-reference "
-    "uuid regex.",
+    "Known formats: date-time date time duration email idn-email hostname idn-hostname ipv4 "
+    "ipv6 uri uri-reference iri iri-reference uuid uri-template json-pointer "
+    "relative-json-pointer regex.",
     'signature f() -> {d :string @format("datetime")}\n',
+)
+UNCHECKED_FORMAT = Code(
+    "unchecked-format",
+    Phase.CHECK,
+    W,
+    "the generated validators do not check the format `{name}`: any string passes",
+    "`@format` names a format that the validators and the reply parser leave unchecked.",
+    "The generated code checks, with the standard library only, the formats date-time date "
+    "time duration email hostname ipv4 ipv6 uri uri-reference uuid json-pointer "
+    "relative-json-pointer, each as JSON Schema 2020-12 defines it. The others (idn-email "
+    "idn-hostname iri iri-reference uri-template regex) would need more than that to check "
+    "exactly: they stay in the JSON Schema and the prompts, and the model is asked for them, "
+    "but a reply's string is accepted without a check. Use a checked format or `@pattern`, "
+    "or suppress the warning.",
+    'signature f() -> {u :string @format("iri")}\n',
 )
 FALLBACK_WITHOUT_DEFAULT = Code(
     "fallback-without-default",
@@ -810,6 +826,7 @@ CODES: dict[str, Code] = {
         CONTRADICTORY_CONSTRAINTS,
         INVALID_PATTERN,
         UNKNOWN_FORMAT,
+        UNCHECKED_FORMAT,
         FALLBACK_WITHOUT_DEFAULT,
         IMPORT_NOT_FOUND,
         OUTSIDE_ROOT,

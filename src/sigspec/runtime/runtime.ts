@@ -299,10 +299,12 @@ export class ValidationError extends Error {
 }
 
 const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/** RFC 3339 with an offset, and a real calendar date and time (Python's `fromisoformat`). */
+/** RFC 3339 date-time as JSON Schema 2020-12 defines it (runtime/formats.py
+ * `is_datetime`): a real calendar date, `T` in either case, a required offset, a
+ * leap second only at 23:59 UTC. */
 export function isDatetime(value: string): boolean {
   const m = RFC3339.exec(value);
   if (m === null) return false;
@@ -313,9 +315,16 @@ export function isDatetime(value: string): boolean {
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][
     month - 1
   ];
-  if (year < 1 || days === undefined || day < 1 || day > days) return false;
-  if (hour > 23 || minute > 59 || second > 59) return false;
-  return m[7] === undefined || (Number(m[7]) < 24 && Number(m[8]) < 60);
+  if (days === undefined || day < 1 || day > days) return false;
+  if (hour > 23 || minute > 59 || second > 60) return false;
+  let offset = 0;
+  if (m[7] !== undefined) {
+    const [offHour, offMinute] = [Number(m[8]), Number(m[9])];
+    if (offHour > 23 || offMinute > 59) return false;
+    offset = (offHour * 60 + offMinute) * (m[7] === "+" ? 1 : -1);
+  }
+  const utc = (hour * 60 + minute - offset + 1440) % 1440;
+  return second < 60 || utc === 23 * 60 + 59;
 }
 
 /** The word used in messages: `expected int, got string`. */

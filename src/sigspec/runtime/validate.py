@@ -52,6 +52,22 @@ from .common import (
     shown,
     too_deep,
 )
+from .formats import (
+    format_error,
+    is_date,
+    is_datetime,
+    is_duration,
+    is_email,
+    is_hostname,
+    is_ipv4,
+    is_ipv6,
+    is_json_pointer,
+    is_relative_json_pointer,
+    is_time,
+    is_uri,
+    is_uri_reference,
+    is_uuid,
+)
 
 # mypy treats a variable named TYPE_CHECKING as true.
 TYPE_CHECKING = False
@@ -349,13 +365,10 @@ class ValidationError(ValueError):
 
 
 _INVALID = object()
-_RFC3339 = (
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})\Z"
-)
 # ASCII digits only: json.loads rejects other digits, and `\d` alone would let them
 # through.
 _JSON_NUMBER = r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z"
-_COMPILED: dict[str, Any] = {}  # the two patterns above, compiled on first use (ASCII)
+_COMPILED: dict[str, Any] = {}  # the pattern above, compiled on first use (ASCII)
 
 
 def _ascii_pattern(source: str) -> Any:
@@ -377,18 +390,6 @@ _NAMES = {
     "object": "map",
     "list": "list",
 }
-
-
-def is_datetime(value: str) -> bool:
-    if not _ascii_pattern(_RFC3339).match(value):
-        return False
-    from datetime import datetime
-
-    try:
-        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return True
 
 
 def _copy(value: Any) -> Any:
@@ -816,8 +817,10 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
 
         if not re.search(bound, value):
             return f"does not match the pattern {shown(bound)}"
-    if keyword == "format" and text and bound == "date-time" and not is_datetime(value):
-        return "expected an RFC 3339 date-time with an offset"
+    if keyword == "format" and text:
+        problem = format_error(bound, value)
+        if problem is not None:
+            return problem
     return None
 
 
@@ -964,7 +967,20 @@ __all__ = [
     "all_finite",
     "check",
     "checker",
+    "format_error",
+    "is_date",
     "is_datetime",
+    "is_duration",
+    "is_email",
+    "is_hostname",
+    "is_ipv4",
+    "is_ipv6",
+    "is_json_pointer",
+    "is_relative_json_pointer",
+    "is_time",
+    "is_uri",
+    "is_uri_reference",
+    "is_uuid",
     "kind_of",
     "number_literal",
     "parse_reply",

@@ -14,6 +14,7 @@ from typing import Any, assert_never
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.runtime.formats import CHECKS
 from sigspec.semantics import ir
 from sigspec.semantics.attributes import FIELD, PIPELINE, SIGNATURE, TOOL, TYPE, read_attributes
 from sigspec.semantics.scope import ParsedFile, Table, check_duplicates
@@ -158,6 +159,9 @@ class Resolver:
                         self.source, span, name=name, hints=did_you_mean(name, FORMATS)
                     )
                 )
+            elif name not in CHECKS:
+                span = next(a.span for a in f.attrs if a.name == "format")
+                self.diagnostics.append(codes.UNCHECKED_FORMAT.at(self.source, span, name=name))
             out.append(ir.Format(name))
         return tuple(out)
 

@@ -12,6 +12,9 @@ signature constraints() -> {
   i :float = 0.5 @clamp(1, 0), # expect: contradictory-constraints, invalid-default
   j :string @pattern("("), # expect: invalid-pattern
   k :string @format("emial"), # expect: unknown-format
+  k2 :string @format("idn-email"), # expect: unchecked-format
+  k3 :string @format("uri-template"), # expect: unchecked-format
+  k4 :string @format("email"),
   l :int @fallback, # expect: fallback-without-default
   m :int = 1 @fallback,
   n :int @minimum(1), # expect: unknown-attribute

@@ -24,6 +24,7 @@ from typing import assert_never
 
 from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.names import Namespace, local_name, local_namespace, snake
+from sigspec.runtime.formats import CHECKS as FORMAT_CHECKS
 from sigspec.semantics import ir
 from sigspec.semantics.descriptors import constraints as constraint_pairs
 
@@ -597,8 +598,13 @@ class FastPaths:
             node = ps.call("re.compile", ps.code(ps.string(str(bound))))
             name = self.constant(self.hint(v), "PATTERN", node)
             return f"{guards['text']}{name}.search({v}) is None"
-        if keyword == "format" and bound == "date-time":
-            return f"{guards['text']}not _is_datetime({v})"
+        if keyword == "format" and isinstance(bound, str) and bound in FORMAT_CHECKS:
+            # `_is_datetime` is the module's already (the `:datetime` primitive's check).
+            name = FORMAT_CHECKS[bound][0].__name__
+            line = f"_{name} = _rt.{name}"
+            if name != "is_datetime" and line not in self.constants:
+                self.constants.append(line)
+            return f"{guards['text']}not _{name}({v})"
         return None
 
     def hint(self, v: str) -> str:

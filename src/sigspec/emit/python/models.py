@@ -2,10 +2,16 @@
 
 Each .sig file becomes one JSON Schema document whose `$defs` hold its named types and every
 signature's `<Name>Input` / `<Name>Output`, and datamodel-code-generator turns that document
-into one module. Its output depends on its version, so the version is pinned (pyproject) and
-part of the key: generation is slow (about 3 ms a model), so each document's module is kept
-in the memo the compile level passes in (the user's cache) under the hash of everything that
-determines it. Imported only by the Python target: never on the `lint` or `fmt` path.
+into one module for Python 3.10, which `reprint` prints again as ruff would leave it. Its
+output depends on its version, so the version is pinned (pyproject) and part of the key:
+generation is slow (about 3 ms a model), so each document's module is kept in the memo the
+compile level passes in (the user's cache) under the hash of everything that determines it.
+Imported only by the Python target: never on the `lint` or `fmt` path.
+
+The models need pydantic and nothing else: of the string formats, only date-time, date, time
+and uuid become types (`datetime`, `date`, `time`, `UUID`, all the standard library's); the
+others are left out of the document, so that their fields stay `str` (no `EmailStr`, which
+needs email-validator, and no `AnyUrl`, which rewrites the value). The validators check them.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sigspec.emit.base import HEADER, Memo
+from sigspec.emit.python.reprint import reprint
 from sigspec.lower.names import MODELS_ROOT
 from sigspec.lower.quoting import line_comment
 from sigspec.lower.schema import DRAFT, SchemaBuilder
@@ -48,7 +55,32 @@ OPTIONS: dict[str, Any] = {
     "collapse_root_models": True,
     "keep_model_order": True,
     "disable_future_imports": False,
+    "target_python_version": "3.10",
+    "output_datetime_class": "datetime",
 }
+# The formats that become a standard type in the models; the others stay `str`.
+TYPED_FORMATS = frozenset({"date-time", "date", "time", "uuid"})
+# Keywords whose value is one subschema, a list of them, or a map of names to them.
+_ONE = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
+_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
+_MAP = ("properties", "$defs", "patternProperties", "dependentSchemas")
+
+
+def untyped_formats(schema: Any) -> Any:
+    """`schema` without the `format` keywords that do not become a type in the models."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k != "format" or v in TYPED_FORMATS}
+    for key in _ONE:
+        if key in out:
+            out[key] = untyped_formats(out[key])
+    for key in _LIST:
+        if isinstance(out.get(key), list):
+            out[key] = [untyped_formats(s) for s in out[key]]
+    for key in _MAP:
+        if isinstance(out.get(key), dict):
+            out[key] = {name: untyped_formats(s) for name, s in out[key].items()}
+    return out
 
 
 def document(lowered: Lowered, module: Module) -> dict[str, Any]:
@@ -67,7 +99,8 @@ def document(lowered: Lowered, module: Module) -> dict[str, Any]:
             body = dict(schema)
             defs.update(body.pop("$defs", {}))
             own[name] = body
-    return {"$schema": DRAFT, "$defs": {**dict(sorted(defs.items())), **own}}
+    defs = {**dict(sorted(defs.items())), **own}
+    return {"$schema": DRAFT, "$defs": {k: untyped_formats(v) for k, v in defs.items()}}
 
 
 @functools.cache  # reading a distribution's metadata costs ~0.5 ms, once per document before
@@ -77,23 +110,32 @@ def _generator_version() -> str:
     return version("datamodel-code-generator")
 
 
+@functools.cache
+def _printer_digest() -> str:
+    """The reprint's own code, which shapes the module as much as the generator does."""
+    from sigspec.emit.python import pysource, reprint
+
+    digest = hashlib.sha256()
+    for module in (pysource, reprint):
+        with open(module.__file__ or "", "rb") as source:
+            digest.update(source.read())
+    return digest.hexdigest()
+
+
 def _cache_key(text: str) -> str:
-    seed = json.dumps([_generator_version(), OPTIONS, _ROOT, text])
+    seed = json.dumps([_generator_version(), _printer_digest(), OPTIONS, _ROOT, text])
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
-def _generate(text: str, header: str) -> str:
+def _generate(text: str) -> str:
     from datamodel_code_generator import generate
     from datamodel_code_generator.enums import DataModelType, InputFileType
-    from datamodel_code_generator.format import PythonVersion
 
     result = generate(
         text,
         input_file_type=InputFileType.JsonSchema,
         output_model_type=DataModelType.PydanticV2BaseModel,
-        target_python_version=PythonVersion.PY_311,
         class_name=_ROOT,
-        custom_file_header=header,
         **OPTIONS,
     )
     assert isinstance(result, str), "one document gives one module"
@@ -105,10 +147,10 @@ def render_models(doc: dict[str, Any], header: str, memo: Memo) -> str:
     text = json.dumps(doc, sort_keys=False, ensure_ascii=False)
 
     def generate() -> str:
-        module = _ROOT_CLASS.sub("\n", _generate(text, header), count=1)
+        module = _ROOT_CLASS.sub("\n", _generate(text), count=1)
         if _ROOT in module:
             raise RuntimeError("datamodel-code-generator changed how it names the root model")
-        return module.rstrip() + "\n"
+        return reprint(module, header)
 
     return memo("models", _cache_key(text + header), generate)
 

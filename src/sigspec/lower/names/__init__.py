@@ -18,7 +18,17 @@ from sigspec.semantics import ir
 
 # Names a generated package's top level uses itself: a .sig file so named gets a trailing `_`.
 RESERVED_MODULES = frozenset(
-    {"__init__", "_common", "_runtime", "_reply", "_client", "_mustache", "models", "client"}
+    {
+        "__init__",
+        "_common",
+        "_formats",
+        "_runtime",
+        "_reply",
+        "_client",
+        "_mustache",
+        "models",
+        "client",
+    }
 )
 
 # Device names Windows refuses as a file or folder name, whatever the extension.

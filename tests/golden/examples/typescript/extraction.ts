@@ -62,7 +62,7 @@ const $IN_extract_products = $rt.lazy<$rt.Descriptor>(
   $rt.load,
 );
 const $OUT_read_invoice = $rt.lazy<$rt.Descriptor>(
-  '["map",[["invoice_number","invoice_number",["str"],true,false,null,false,[["pattern","^[A-Z0-9-]+$"]]],["issue_date","issue_date",["str"],true,false,null,false,[]],["currency","currency",["enum",["USD","EUR","GBP"]],true,false,null,false,[]],["line_items","line_items",["list",["map",[["description","description",["str"],true,false,null,false,[]],["quantity","quantity",["int"],true,false,null,false,[["minimum",1]]],["unit_price","unit_price",["float"],true,false,null,false,[]],["total","total",["float"],true,false,null,false,[]]],false]],true,false,null,false,[["minItems",1]]],["due_date","due_date",["opt",["str"]],false,false,null,false,[]],["total","total",["float"],true,false,null,false,[]]],false]',
+  '["map",[["invoice_number","invoice_number",["str"],true,false,null,false,[["pattern","^[A-Z0-9-]+$"]]],["issue_date","issue_date",["str"],true,false,null,false,[["format","date"]]],["currency","currency",["enum",["USD","EUR","GBP"]],true,false,null,false,[]],["line_items","line_items",["list",["map",[["description","description",["str"],true,false,null,false,[]],["quantity","quantity",["int"],true,false,null,false,[["minimum",1]]],["unit_price","unit_price",["float"],true,false,null,false,[]],["total","total",["float"],true,false,null,false,[]]],false]],true,false,null,false,[["minItems",1]]],["due_date","due_date",["opt",["str"]],false,false,null,false,[["format","date"]]],["total","total",["float"],true,false,null,false,[]]],false]',
   $rt.load,
 );
 const $IN_read_invoice = $rt.lazy<$rt.Descriptor>(

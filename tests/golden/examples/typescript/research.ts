@@ -40,7 +40,7 @@ export type ResearchOutput = {
 // Named types these signatures use, and each signature's output and input, as runtime
 // descriptors: JSON text, decoded on first use.
 const $TYPES = $rt.lazy<$rt.Types>(
-  '{"Source":["map",[["title","title",["str"],true,false,null,false,[]],["url","url",["str"],true,false,null,false,[]]],false]}',
+  '{"Source":["map",[["title","title",["str"],true,false,null,false,[]],["url","url",["str"],true,false,null,false,[["format","uri"]]]],false]}',
   $rt.load,
 );
 const $OUT_rank_results = $rt.lazy<$rt.Descriptor>(

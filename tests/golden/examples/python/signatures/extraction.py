@@ -98,6 +98,7 @@ _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
 INVOICE_NUMBER_PATTERN = re.compile("^[A-Z0-9-]+$")
+_is_date = _rt.is_date
 CURRENCY_VALUES = frozenset({"USD", "EUR", "GBP"})
 
 
@@ -228,7 +229,7 @@ def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResu
 READ_INVOICE_OUTPUT = Map(
     (
         Field("invoice_number", Str(), pattern="^[A-Z0-9-]+$"),
-        Field("issue_date", Str()),
+        Field("issue_date", Str(), format="date"),
         Field("currency", Enum(("USD", "EUR", "GBP"))),
         Field(
             "line_items",
@@ -244,7 +245,7 @@ READ_INVOICE_OUTPUT = Map(
             ),
             min_items=1,
         ),
-        Field("due_date", Nullable(Str()), required=False),
+        Field("due_date", Nullable(Str()), required=False, format="date"),
         Field("total", Float()),
     ),
 )
@@ -297,6 +298,8 @@ def validate_read_invoice(
         raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
     if type(issue_date) is not str:
         raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if not _is_date(issue_date):
+        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
     if type(currency) is not str or currency not in CURRENCY_VALUES:
         raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
     if list is not type(line_items):
@@ -329,8 +332,11 @@ def validate_read_invoice(
             raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
     if len(line_items) < 1:
         raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
-    if due_date is not None and type(due_date) is not str:
-        raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+    if due_date is not None:
+        if type(due_date) is not str:
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
+        if not _is_date(due_date):
+            raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
     if type(total) is not float and type(total) is not int:
         raise ValidationError(READ_INVOICE_OUTPUT, value, TYPES)
     if total - total != 0.0:

@@ -63,7 +63,7 @@ class ResearchInput(TypedDict):
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
 # Named types this module's signatures use:
 TYPES: dict[str, Descriptor] = {
-    "Source": Map((Field("title", Str()), Field("url", Str()))),
+    "Source": Map((Field("title", Str()), Field("url", Str(), format="uri"))),
 }
 
 # Generated checks. Each stops at the first failed check and raises `ValidationError`
@@ -80,6 +80,8 @@ _BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
+_is_uri = _rt.is_uri
+
 
 def _check_source(value: Any) -> Any:
     """The checks of `Source`."""
@@ -95,6 +97,8 @@ def _check_source(value: Any) -> Any:
     if type(title) is not str:
         return _BAD
     if type(url) is not str:
+        return _BAD
+    if not _is_uri(url):
         return _BAD
     return value
 

@@ -2,37 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class AgentStepInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    query: Annotated[str, Field(description='What the agent should work on')]
+    model_config = ConfigDict(extra="allow")
+    query: Annotated[str, Field(description="What the agent should work on")]
 
 
 class AgentStepOutput(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    reasoning: Annotated[str, Field(description='Step-by-step thinking')] = ''
-    conclusion: Annotated[str, Field(description='Final answer or summary')]
-    confidence: Annotated[float, Field(description='How sure the agent is, 0.0 to 1.0', ge=0.0, le=1.0)] = 0.8
-    files: Annotated[list[str], Field(description='Relevant file paths')] = []
-    sub_tasks: Annotated[list[SubTask], Field(description='Explicit recursion hints', validate_default=True)] = []
-    needs_more_info: Annotated[bool, Field(description='True if the agent is stuck')] = False
-    next_action: Literal['continue', 'finalize', 'ask_user'] = 'finalize'
+    model_config = ConfigDict(extra="forbid")
+    reasoning: Annotated[str, Field(description="Step-by-step thinking")] = ""
+    conclusion: Annotated[str, Field(description="Final answer or summary")]
+    confidence: Annotated[
+        float,
+        Field(description="How sure the agent is, 0.0 to 1.0", ge=0.0, le=1.0),
+    ] = 0.8
+    files: Annotated[list[str], Field(description="Relevant file paths")] = []
+    sub_tasks: Annotated[
+        list[SubTask],
+        Field(description="Explicit recursion hints", validate_default=True),
+    ] = []
+    needs_more_info: Annotated[
+        bool,
+        Field(description="True if the agent is stuck"),
+    ] = False
+    next_action: Literal["continue", "finalize", "ask_user"] = "finalize"
     error: str | None = None
 
 
 class SubTask(BaseModel):
-    """
-    A smaller piece of work the agent wants to recurse into.
-    """
-    model_config = ConfigDict(
-        extra='forbid',
-    )
+    """A smaller piece of work the agent wants to recurse into."""
+
+    model_config = ConfigDict(extra="forbid")
     query: str
     priority: int = 999

@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-from pydantic import BaseModel, ConfigDict, Field, RootModel
 from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ExtractProductsInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
+    model_config = ConfigDict(extra="allow")
     article: str
 
 
 class ExtractProductsOutput(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
+    model_config = ConfigDict(extra="forbid")
     products: list[Product]
-    main_topic: Annotated[str, Field(description="The article's main topic in a few words")]
+    main_topic: Annotated[
+        str,
+        Field(description="The article's main topic in a few words"),
+    ]
 
 
 class LineItem(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
+    model_config = ConfigDict(extra="forbid")
     description: str
     quantity: Annotated[int, Field(ge=1)]
     unit_price: float
@@ -33,28 +31,28 @@ class LineItem(BaseModel):
 
 
 class Product(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    name: Annotated[str, Field(description='Product name as written in the text')]
-    price: Annotated[float | None, Field(description="Price in the article's currency, if stated", ge=0.0)] = None
-    tags: Annotated[list[str], Field(description='Short lowercase tags', max_length=10)] = []
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(description="Product name as written in the text")]
+    price: Annotated[
+        float | None,
+        Field(description="Price in the article's currency, if stated", ge=0.0),
+    ] = None
+    tags: Annotated[
+        list[str],
+        Field(description="Short lowercase tags", max_length=10),
+    ] = []
 
 
 class ReadInvoiceInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
+    model_config = ConfigDict(extra="allow")
     document: str
 
 
 class ReadInvoiceOutput(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    invoice_number: Annotated[str, Field(pattern='^[A-Z0-9-]+$')]
+    model_config = ConfigDict(extra="forbid")
+    invoice_number: Annotated[str, Field(pattern="^[A-Z0-9-]+$")]
     issue_date: date
-    currency: Literal['USD', 'EUR', 'GBP']
+    currency: Literal["USD", "EUR", "GBP"]
     line_items: Annotated[list[LineItem], Field(min_length=1)]
     due_date: date | None = None
     total: float

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-from pydantic import AnyUrl, BaseModel, ConfigDict, Field, RootModel
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class RankResultsInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
+    model_config = ConfigDict(extra="allow")
     query: str
     results: list[Source]
 
 
 class RankResultsOutputItem(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
+    model_config = ConfigDict(extra="forbid")
     title: str
     url: str
-    score: Annotated[float, Field(description='Relevance from 0.0 to 1.0', ge=0.0, le=1.0)]
+    score: Annotated[
+        float,
+        Field(description="Relevance from 0.0 to 1.0", ge=0.0, le=1.0),
+    ]
 
 
 class RankResultsOutput(RootModel[list[RankResultsOutputItem]]):
@@ -28,26 +28,19 @@ class RankResultsOutput(RootModel[list[RankResultsOutputItem]]):
 
 
 class ResearchInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
+    model_config = ConfigDict(extra="allow")
     topic: str
 
 
 class ResearchOutput(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
+    model_config = ConfigDict(extra="forbid")
     summary: str
     sources: Annotated[list[Source], Field(max_length=20)]
 
 
 class Source(BaseModel):
-    """
-    A web page found by a search.
-    """
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    title: Annotated[str, Field(description='The page title')]
-    url: Annotated[AnyUrl, Field(description='Absolute URL of the page')]
+    """A web page found by a search."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: Annotated[str, Field(description="The page title")]
+    url: Annotated[str, Field(description="Absolute URL of the page")]

@@ -2,37 +2,50 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class ActOnSentimentInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    sentiment: Annotated[Literal['positive', 'negative', 'neutral'], Field(description='The sentiment of a product review.')]
+    model_config = ConfigDict(extra="allow")
+    sentiment: Annotated[
+        Literal["positive", "negative", "neutral"],
+        Field(description="The sentiment of a product review."),
+    ]
     score: float
 
 
 class ActOnSentimentOutput(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    action: Annotated[Literal['thank', 'escalate', 'ignore'], Field(description='What support does next')]
-    priority: Annotated[Literal[1, 2, 3, 4, 5], Field(description='How urgent a piece of work is, from 1 (now) to 5 (whenever).')] = 3
-    note: Annotated[str | None, Field(description='A short reason for a human reader')] = None
+    model_config = ConfigDict(extra="forbid")
+    action: Annotated[
+        Literal["thank", "escalate", "ignore"],
+        Field(description="What support does next"),
+    ]
+    priority: Annotated[
+        Literal[1, 2, 3, 4, 5],
+        Field(
+            description="How urgent a piece of work is, from 1 (now) to 5 (whenever).",
+        ),
+    ] = 3
+    note: Annotated[
+        str | None,
+        Field(description="A short reason for a human reader"),
+    ] = None
 
 
 class ClassifyInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    text: Annotated[str, Field(description='The review text', min_length=1)]
+    model_config = ConfigDict(extra="allow")
+    text: Annotated[str, Field(description="The review text", min_length=1)]
 
 
 class ClassifyOutput(BaseModel):
-    model_config = ConfigDict(
-        extra='forbid',
-    )
-    sentiment: Annotated[Literal['positive', 'negative', 'neutral'], Field(description='One of: positive, negative, neutral')]
-    score: Annotated[float, Field(description='Confidence between 0.0 and 1.0', ge=0.0, le=1.0)]
+    model_config = ConfigDict(extra="forbid")
+    sentiment: Annotated[
+        Literal["positive", "negative", "neutral"],
+        Field(description="One of: positive, negative, neutral"),
+    ]
+    score: Annotated[
+        float,
+        Field(description="Confidence between 0.0 and 1.0", ge=0.0, le=1.0),
+    ]

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class SummarizeInput(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
+    model_config = ConfigDict(extra="allow")
     document: str
-    audience: str = 'a general reader'
+    audience: str = "a general reader"
     max_words: Annotated[int, Field(ge=20)] = 150
     focus: list[str] = []
 
