@@ -30,8 +30,6 @@ from conftest import EXAMPLES, ROOT, run_cli
 VERSIONS = ("3.10", "3.11", "3.12", "3.13")
 DRIVER = Path(__file__).with_name("drive_generated_package.py")
 EVERY_FORMAT = ROOT / "tests" / "cases" / "formats" / "every_format.sig"
-# Until the formats work (issue 23) is merged: a copy of its signature.
-EVERY_FORMAT_COPY = ROOT / "tests" / "cases" / "versions" / "every_format.sig"
 
 EXAMPLE_CLIENTS = {
     "agent_step",
@@ -85,13 +83,7 @@ def example_builds(examples_output: Path, tmp_path_factory: pytest.TempPathFacto
 
 @pytest.fixture(scope="session")
 def every_format_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if importlib.util.find_spec("sigspec.runtime.formats") is None:
-        pytest.skip(
-            "the formats work of issue 23 is not on this branch: models of @format"
-            " fields still need packages besides pydantic"
-        )
-    source = EVERY_FORMAT if EVERY_FORMAT.is_file() else EVERY_FORMAT_COPY
-    return compile_python(source, tmp_path_factory.mktemp("every_format"), "fast")
+    return compile_python(EVERY_FORMAT, tmp_path_factory.mktemp("every_format"), "fast")
 
 
 def drive(python: Path, build: Path, cases: str, cwd: Path) -> dict[str, Any]:
