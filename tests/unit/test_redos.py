@@ -226,3 +226,16 @@ def test_lint_reports_and_suppressions_silence(tmp_path: Path) -> None:
         (9, "slow-pattern"),
         (9, "pattern-not-analysed"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "part"),
+    [(r"^[a-z]++$", "[a-z]++"), (r"a{2,}+", "a{2,}+"), (r"x(?>ab|a)c", "(?>ab|a)")],
+)
+def test_possessive_and_atomic_parts_are_unportable(pattern: str, part: str) -> None:
+    """Not in ECMA-262 nor in Python 3.10's `re`: the generated validators could not run."""
+    from sigspec.semantics.regex import unportable
+
+    found = unportable(pattern)
+    assert found is not None and found[1] == part
+    assert unportable(r"^[a-z]+(?:ab|a)c$") is None

@@ -735,6 +735,20 @@ POLYNOMIAL_PATTERN = Code(
     "reason if replies are short.",
     'signature f() -> {email :string @pattern("^[^@]+@[^@]+\\\\.[^@]+$")}\n',
 )
+UNPORTABLE_PATTERN = Code(
+    "unportable-pattern",
+    Phase.CHECK,
+    E,
+    "`@pattern` uses {what} (`{part}`), which JSON Schema's patterns, JavaScript and Python "
+    "3.10 do not have",
+    "A `@pattern` holds a possessive quantifier or an atomic group.",
+    "`a++`, `a*+`, `a{2,}+` and `(?>...)` are not in ECMA-262, the regex dialect JSON Schema "
+    "and every provider's decoder read `pattern` in, nor in JavaScript or Python before "
+    "3.11: the generated TypeScript would throw, and the generated Python package would fail "
+    "to import on Python 3.10. Write the plain form (`a+`); if what follows cannot match what "
+    "the repetition matches, it means the same.",
+    'signature f() -> {code :string @pattern("^[a-z]++$")}\n',
+)
 PATTERN_NOT_ANALYSED = Code(
     "pattern-not-analysed",
     Phase.CHECK,
@@ -861,6 +875,7 @@ CODES: dict[str, Code] = {
         UNGUARDED_RECURSION,
         SLOW_PATTERN,
         POLYNOMIAL_PATTERN,
+        UNPORTABLE_PATTERN,
         PATTERN_NOT_ANALYSED,
         TYPE_TOO_DEEP,
         TYPE_TOO_LARGE,

@@ -209,7 +209,9 @@ def _as_tool(request: Request, spec: Spec) -> Request:
     tool = {
         "name": RESPOND_TOOL,
         "description": spec.doc or "Return your response",
-        "parameters": spec.schema,
+        "parameters": copy.deepcopy(
+            spec.schema
+        ),  # the module's constant serves every call
     }
     return {**request, "tools": [tool], "tool_choice": {"tool": RESPOND_TOOL}}
 
@@ -558,7 +560,16 @@ def _calls(items: Any, arguments: str) -> list[dict[str, Any]]:
     return out
 
 
-def _answer(content: str | None, calls: Any, tokens: Any) -> dict[str, Any]:
+def _text(content: Any) -> Any:
+    """A message's content: text as it is; a list of parts (some OpenAI-compatible servers
+    send them) as its text parts joined; anything else as it is, for `read_reply` to refuse."""
+    if not isinstance(content, list):
+        return content
+    parts = [_object(part).get("text") for part in _array(content)]
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+def _answer(content: Any, calls: Any, tokens: Any) -> dict[str, Any]:
     return {"content": content, "tool_calls": calls, "tokens": _tokens(tokens)}
 
 
@@ -571,9 +582,8 @@ def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
         "input": usage.get("prompt_tokens"),
         "output": usage.get("completion_tokens"),
     }
-    content = message.get("content")
-    text = content if isinstance(content, str) else None
-    return _answer(text, _calls(message.get("tool_calls"), "arguments"), tokens)
+    content = _text(message.get("content"))
+    return _answer(content, _calls(message.get("tool_calls"), "arguments"), tokens)
 
 
 def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
@@ -582,7 +592,8 @@ def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
     calls: list[dict[str, Any]] = []
     for block in map(_object, _array(response.get("content"))):
         if block.get("type") == "text":
-            texts.append(str(block.get("text", "")))
+            text = block.get("text")
+            texts.append(text if isinstance(text, str) else "")
         elif block.get("type") == "tool_use":
             name, arguments = block.get("name"), block.get("input")
             calls.append({"id": block.get("id"), "name": name, "arguments": arguments})
@@ -617,10 +628,8 @@ def read_ollama(response: Mapping[str, Any]) -> dict[str, Any]:
         "input": response.get("prompt_eval_count"),
         "output": response.get("eval_count"),
     }
-    content = message.get("content")
-    text = content if isinstance(content, str) else None
     calls = [{**c, "id": None} for c in _calls(message.get("tool_calls"), "arguments")]
-    return _answer(text, calls, tokens)
+    return _answer(_text(message.get("content")), calls, tokens)
 
 
 # -- an OpenAI-compatible HTTP callback ----------------------------------------------------------

@@ -16,6 +16,7 @@ nothing in a signature can become code, and the module is `ruff format` clean as
 from __future__ import annotations
 
 import json
+import keyword
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -24,7 +25,13 @@ import jinja2
 
 from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.imports import Aliases, relative
-from sigspec.lower.names.python import constant, function_name, kwarg, suffix
+from sigspec.lower.names.python import (
+    CLIENT_MODULE_NAMES,
+    constant,
+    function_name,
+    kwarg,
+    suffix,
+)
 from sigspec.lower.providers import NAMES as PROVIDERS
 from sigspec.lower.providers import provider
 from sigspec.lower.templating import render
@@ -45,22 +52,10 @@ _PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
     }
 )
 
-# Names every client module binds at its top; a function or constant never takes them.
-MODULE_NAMES = frozenset(
-    {
-        "Any",
-        "JsonEnforcementError",
-        "JsonObject",
-        "Literal",
-        "Llm",
-        "Mapping",
-        "Request",
-        "Spec",
-        "Step",
-        "TYPE_CHECKING",
-        "annotations",
-    }
-)
+# Names a module-level name of a client module never takes: what the module imports and the
+# builtins its annotations use (`CLIENT_MODULE_NAMES`), and the keywords (an alias named
+# after a param `none` must not be `None`). A fixed list: the same on every Python.
+MODULE_NAMES = CLIENT_MODULE_NAMES | frozenset(keyword.kwlist)
 
 
 @dataclass
@@ -143,9 +138,11 @@ class ParamView:
     annotation: str
     default: str | None  # a Python literal, or None when the param is required
     description: str
-    # A list or map default: the function takes None for it (a literal `[]` default would be
-    # shared between calls) and leaves the key out, so that the validator fills it in.
+    # A map default: the function takes None for it (a literal `{}` default would be shared
+    # between calls) and leaves the key out, so that the validator fills it in. (A list
+    # default is a tuple, and the param a `Sequence`.)
     mutable_default: bool = False
+    shown_default: str = ""  # that default, as the docstring shows it
 
     @property
     def line(self) -> str:
@@ -169,15 +166,23 @@ class SigView:
 
 
 def _param(p: ir.Field, annotations: Annotations) -> ParamView:
-    annotation, default, mutable = annotations.of(p.type), None, False
-    if p.default is not None and isinstance(p.default.value, list | dict):
-        mutable, default = True, "None"
+    annotation, default, mutable, shown = annotations.of(p.type), None, False, ""
+    value = p.default.value if p.default is not None else None
+    if isinstance(value, list) and annotation.startswith("list["):
+        # An immutable default: a tuple, for a `Sequence` (sent as the list it stands for).
+        annotation, default = (
+            "Sequence[" + annotation.removeprefix("list["),
+            ps.flat(ps.lit(tuple(value))),
+        )
+    elif isinstance(value, list | dict):
+        mutable, default, shown = True, "None", ps.flat(ps.lit(value))
         annotation = annotation if annotation.endswith("| None") else f"{annotation} | None"
     elif p.default is not None:
-        default = ps.flat(ps.lit(p.default.value))
+        default = ps.flat(ps.lit(value))
     elif isinstance(p.type, ir.Optional):
         default = "None"
-    return ParamView(p.name, kwarg(p.name), annotation, default, p.description or "", mutable)
+    description = p.description or ""
+    return ParamView(p.name, kwarg(p.name), annotation, default, description, mutable, shown)
 
 
 def _params(sig: ir.Signature, annotations: Annotations) -> tuple[ParamView, ...]:
@@ -381,14 +386,21 @@ def _spec(lowered: Lowered, sig: ir.Signature, view: SigView, constants: Constan
     return constants.define(f"{stem}_SPEC", ps.call("Spec", **kwargs))
 
 
+def _arg(p: ParamView) -> str:
+    if not p.mutable_default:
+        return p.description
+    default = f"None (the default) stands for {p.shown_default}."
+    return f"{p.description.rstrip('.')}. {default}" if p.description else default
+
+
 def _docstring(
     doc: str, params: Sequence[ParamView], returns: str, fields: Mapping[str, str]
 ) -> str:
     """A function's docstring: the `##` comment, its described params, what it returns."""
     parts = [doc.strip() or "Call the model and return its checked answer."]
-    described = [p for p in params if p.description]
+    described = [p for p in params if p.description or p.mutable_default]
     if described:
-        parts.append("Args:\n" + "\n".join(f"    {p.kwarg}: {p.description}" for p in described))
+        parts.append("Args:\n" + "\n".join(f"    {p.kwarg}: {_arg(p)}" for p in described))
     if returns:
         lines = [f"    {returns}"] + [f"    - {name}: {text}" for name, text in fields.items()]
         if fields:
@@ -435,7 +447,7 @@ def _body(view: SigView) -> list[str]:
     body: list[str] = []
     values: ps.Node = _values(view.params)
     if any(p.mutable_default for p in view.params):
-        body.append(_statement("_values: dict[str, Any] = ", values))
+        body.append(_statement("_values: JsonObject = ", values))
         for p in (p for p in view.params if p.mutable_default):
             body += [
                 f"    if {p.kwarg} is not None:",
@@ -656,7 +668,7 @@ def client_module(
         up_client=relative(here, ("_client",)),
         exported=[ps.string(name) for name in sorted(_exported(views, pipelines))],
         names=[v.name for v in views],
-        callable=any(v.mode in _OPTIONS for v in views),
+        abc=_abc(views, pipelines),
     )
 
 
@@ -681,6 +693,18 @@ def _typing(
         for name, used in (("Any", any_), ("Literal", "Literal[" in annotations or "json" in modes))
         if used
     ]
+
+
+def _abc(views: Sequence[SigView], pipelines: Sequence[PipelineView]) -> list[str]:
+    """The names the module takes from `collections.abc`."""
+    params = [p for v in views for p in v.params] + [
+        p for q in pipelines for p in q.steps[0].params
+    ]
+    used = {
+        "Mapping": any(v.mode in _OPTIONS for v in views),
+        "Sequence": any(p.annotation.startswith("Sequence[") for p in params),
+    }
+    return [name for name, wanted in used.items() if wanted]
 
 
 def _runtime_names(

@@ -138,10 +138,25 @@ def condition(indent: int, test: str) -> list[str]:
         line = f"{op}{operand}"
         if len(inner) + len(line) > ps.WIDTH:
             (_, first), *rest = _split(operand, _COMPARISONS)
-            lines += [f"{inner}{op}{first}", *(f"{inner}{o}{x}" for o, x in rest)]
+            lines += _call_opened(inner, f"{op}{first}")
+            for o, x in rest:
+                lines += _call_opened(inner, f"{o}{x}")
         else:
             lines.append(inner + line)
     return [f"{pad}if (", *lines, f"{pad}):"]
+
+
+def _call_opened(pad: str, piece: str) -> list[str]:
+    """A piece of a test on its line; a call of one argument still too long (`type(x)` of a
+    long field's name) opened around its argument, as ruff opens it."""
+    if len(pad) + len(piece) <= ps.WIDTH or not piece.endswith(")") or "(" not in piece:
+        return [pad + piece]
+    head, _, argument = piece[:-1].partition("(")
+    if any(c in head for c in " \"'[{") and not head.startswith(("and ", "or ")):
+        return [pad + piece]
+    if len(_split(argument, (", ",))) > 1 or "(" in argument:
+        return [pad + piece]
+    return [f"{pad}{head}(", f"{pad}    {argument}", f"{pad})"]
 
 
 _BOOLEAN = (" and ", " or ")

@@ -290,12 +290,27 @@ def render(node: Node, indent: int = 0, head: int = 0, tail: int = 0) -> str:
     return one_line
 
 
+def _opening(node: Node) -> str:
+    """What a node's first line holds when its brackets are opened."""
+    match node:
+        case Brackets(head, open_, items, _close, _kind) if items:
+            return head + open_
+        case Json(value) if isinstance(value, dict | list) and value:
+            return "{" if isinstance(value, dict) else "["
+        case Pair(key, sep, value):
+            return key + sep + _opening(value)
+    return node.text
+
+
 def assign(name: str, node: Node, annotation: str = "") -> str:
     """`name = node`, or `name: annotation = node`, as a statement line (or lines)."""
     target = f"{name}: {annotation} = " if annotation else f"{name} = "
     if isinstance(node, Json) and not isinstance(node.value, dict | list):
         node = Code(node.text)  # a scalar: no brackets to open
     if not isinstance(node, Code):
+        if width(target + _opening(node)) > WIDTH:
+            # ruff parenthesises a right-hand side whose brackets open past the edge
+            return f"{target}(\n{INDENT}{render(node, 1)}\n)\n"
         return target + render(node, 0, width(target)) + "\n"
     one_line = node.text
     fits_wrapped = width(target + one_line) > WIDTH >= len(INDENT) + width(one_line)

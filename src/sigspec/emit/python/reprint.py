@@ -185,7 +185,11 @@ def _annotated(head: str, annotation: Node, value: Node | None, indent: int) -> 
         prefix = target + " = "
         if len(pad) + width(prefix + value.head + value.open) <= WIDTH:
             return prefix + render(value, indent, width(prefix)) + "\n"
-    if isinstance(annotation, Union):
+    opens_late = (
+        isinstance(annotation, Brackets)
+        and len(pad) + width(head + annotation.head + annotation.open) > WIDTH
+    )  # its brackets would open past the edge: ruff parenthesises it
+    if isinstance(annotation, Union) or opens_late:
         inner = INDENT * (indent + 1) + render(annotation, indent + 1)
         typed = f"{head}(\n{inner}\n{pad})"
     else:

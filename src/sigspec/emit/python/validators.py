@@ -329,7 +329,7 @@ def validators_module(
         source=module.source,
         up=relative(module.path, ()),
         runtime=relative(module.path, ("_runtime",)),
-        uses_re=not compact and any(" = re.compile(" in c for c in fast.constants),
+        uses_re=not compact and any("re.compile(" in c for c in fast.constants),
         typing=_import_order({"Any", "TYPE_CHECKING", *pytypes.uses}),
         runtime_names=_import_order(
             {*writer.used, "Limits", "ParseResult", "ReplyError", "ValidationError"}

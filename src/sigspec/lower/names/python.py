@@ -43,25 +43,38 @@ def kwarg(name: str) -> str:
 
 def _private(name: str) -> bool:
     """A name a client function's body reads besides its params (`_client`, its locals
-    `_values` and `_step<n>`, the `<NAME>_SPEC` constants, the models aliases): a param so
-    named would shadow it."""
+    `_values` and `_step<n>`, the `<NAME>_SPEC` constants, `JsonObject`, the models
+    aliases): a param so named would shadow it."""
     if name.isupper() and name.endswith("_SPEC"):
+        return True
+    if name == "JsonObject":  # the body's annotation of `_values`
         return True
     return name in ("_v", "_client", "_values") or name.startswith(("_m_", "_c_", "_step"))
 
 
-# Module-level names of a client module that a function name must not shadow.
-_MODULE_NAMES = frozenset(
+# Module-level names of a client module that a function or constant must not shadow: what
+# it imports, and the builtins its annotations name (`def list(...)` would make every
+# `list[str]` after it name the function).
+CLIENT_MODULE_NAMES = frozenset(
     {
         "Any",
         "JsonEnforcementError",
+        "JsonObject",
         "Literal",
         "Llm",
         "Mapping",
         "Request",
+        "Sequence",
+        "Spec",
         "Step",
         "TYPE_CHECKING",
         "annotations",
+        "bool",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "str",
     }
 )
 
@@ -69,4 +82,4 @@ _MODULE_NAMES = frozenset(
 def function_name(name: str) -> str:
     """A signature's or pipeline's client function name, clear of the module's own names."""
     text = kwarg(name)
-    return f"{text}_" if text in _MODULE_NAMES else text
+    return f"{text}_" if text in CLIENT_MODULE_NAMES else text

@@ -9,8 +9,7 @@ Python 3.10 or later, and pydantic 2 for the models.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from .. import _client
 from .._client import JsonEnforcementError, Llm, Spec, Step
@@ -49,7 +48,7 @@ def summarize(
     document: str,
     audience: str = "a general reader",
     max_words: int = 150,
-    focus: list[str] | None = None,
+    focus: Sequence[str] = (),
     llm: Llm,
     field_descriptions: Mapping[str, str] | None = None,
 ) -> Step[str]:
@@ -58,14 +57,17 @@ def summarize(
     Returns:
         A `Step` whose `return_` is the reply's text.
     """
-    _values: dict[str, Any] = {
-        "document": document,
-        "audience": audience,
-        "max_words": max_words,
-    }
-    if focus is not None:
-        _values["focus"] = focus
-    return _client.call_text(SUMMARIZE_SPEC, _values, llm, field_descriptions)
+    return _client.call_text(
+        SUMMARIZE_SPEC,
+        {
+            "document": document,
+            "audience": audience,
+            "max_words": max_words,
+            "focus": focus,
+        },
+        llm,
+        field_descriptions,
+    )
 
 
 __all__ = [
