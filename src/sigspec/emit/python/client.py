@@ -424,8 +424,9 @@ def _returns(view: SigView, models: Mapping[str, str]) -> str:
 def _def(name: str, params: Sequence[str], returns: str, doc: str, body: Sequence[str]) -> str:
     """A function: keyword-only params one a line (the trailing comma keeps ruff from
     joining them), its docstring and body."""
-    head = f"def {name}(\n    *,\n" + "".join(f"    {p},\n" for p in params) if params else ""
-    head = head or f"def {name}("
+    head = f"def {name}("
+    if params:
+        head += "\n    *,\n" + "".join(f"    {p},\n" for p in params)
     lines = [f"{head}) -> {returns}:", f"    {doc}", *body]
     return "\n".join(lines) + "\n"
 
