@@ -354,3 +354,123 @@ def test_the_readers_duplicate_key_message_reads_the_same_in_both(compiled: Path
     assert run.returncode == 0, run.stderr
     assert run.stdout == str(caught.value)
     assert run.stdout == 'the key "k\\"é\\\\" is given twice with different values'
+
+
+# ---- the formats beyond the table: every value of their own tests, mutations, hostile text --
+
+# cases.sig's signature `formats`: the field of each checked format
+FORMAT_FIELDS = {
+    "date-time": "date_time",
+    "date": "day",
+    "time": "clock",
+    "duration": "period",
+    "email": "email",
+    "hostname": "host",
+    "ipv4": "address4",
+    "ipv6": "address6",
+    "uri": "uri",
+    "uri-reference": "reference",
+    "uuid": "id",
+    "json-pointer": "pointer",
+    "relative-json-pointer": "relative",
+}
+# What the formats' patterns and comparisons turn on, and what they must refuse.
+MUTATIONS = '0123456789aAfFzZtTvVPDHMSWY:/.@[]%-~#?+_ \n"\\é\u09e8\u017f\u212a\U0001f600'
+
+
+def _format_case(name: str, value: str) -> dict[str, Any]:
+    field = FORMAT_FIELDS[name]
+    return {"kind": "validate", "signature": "formats", "input": {field: value}, "note": ""}
+
+
+def _mutated(value: str, rng: Any) -> str:
+    at = rng.randrange(len(value) + 1)
+    char = rng.choice(MUTATIONS)
+    how = rng.randrange(3)
+    if how == 0 or not value:
+        return value[:at] + char + value[at:]
+    at = min(at, len(value) - 1)
+    return value[:at] + (char if how == 1 else "") + value[at + 1 :]
+
+
+def test_both_runtimes_agree_on_every_format(
+    compiled: Path, python_modules: tuple[Any, Any]
+) -> None:
+    """Every value of the formats' own tests (tests/unit/test_formats.py), each with the verdict
+    and message its table gives, and four random mutations of each (a character inserted,
+    replaced or removed), with the Python runtime's verdict: the same in Node."""
+    import random
+
+    from sigspec.runtime.formats import CHECKS
+    from unit.test_formats import CASES as FORMAT_CASES
+
+    assert set(FORMAT_FIELDS) == set(CHECKS) == set(FORMAT_CASES)
+    rng = random.Random(24)
+    cases, known = [], []
+    for name, (good, bad) in FORMAT_CASES.items():
+        for value in (*good, *bad):
+            cases.append(_format_case(name, value))
+            known.append((name, value in good))
+            for _ in range(4):
+                cases.append(_format_case(name, _mutated(value, rng)))
+                known.append(None)
+    expected = [python_result(c, *python_modules) for c in cases]
+    for case, result, verdict in zip(cases, expected, known, strict=True):
+        if verdict is not None:
+            name, valid = verdict
+            field = FORMAT_FIELDS[name]
+            message = "expected " + CHECKS[name][1]
+            assert result == (
+                {"value": case["input"]}
+                if valid
+                else {"error": "ValidationError", "errors": [[field, message]]}
+            ), case
+    assert 0.2 < sum("value" in e for e in expected) / len(expected) < 0.8
+    differ = [
+        (c["input"], e, n)
+        for c, e, n in zip(cases, expected, run_node(compiled, cases), strict=True)
+        if e != n
+    ]
+    assert differ == []
+
+
+def test_both_runtimes_check_formats_in_linear_time(
+    compiled: Path, python_modules: tuple[Any, Any]
+) -> None:
+    """The formats' hostile texts (long runs a backtracking pattern would retry), in Node."""
+    import time
+
+    from sigspec.runtime.formats import CHECKS
+    from unit.test_formats import _HOSTILE
+
+    cases = [
+        _format_case(name, value + end)
+        for name in CHECKS
+        for value in _HOSTILE
+        for end in ("", "!")
+    ]
+    expected = [python_result(c, *python_modules) for c in cases]
+    start = time.perf_counter()
+    results = run_node(compiled, cases)
+    # Linear: a few seconds for these 31 MB, most of it reading JSON; a backtracking pattern
+    # would take hours.
+    assert time.perf_counter() - start < 30
+    assert results == expected
+
+
+def test_both_runtimes_check_the_same_formats(compiled: Path) -> None:
+    """The formats the TypeScript runtime checks are runtime/formats.py's, in its order: what
+    the `unchecked-format` warning says of the generated code holds for both targets."""
+    from sigspec.runtime.formats import CHECKS
+
+    script = (
+        "const rt = await import(process.argv[1]);"
+        "process.stdout.write(JSON.stringify(rt.CHECKED_FORMATS));"
+    )
+    url = (compiled / "_runtime.js").as_uri()
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", script, url],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == list(CHECKS)

@@ -368,15 +368,16 @@ UNCHECKED_FORMAT = Code(
     "unchecked-format",
     Phase.CHECK,
     W,
-    "the generated validators do not check the format `{name}`: any string passes",
+    "the generated Python and TypeScript validators do not check the format `{name}`: "
+    "any string passes",
     "`@format` names a format that the validators and the reply parser leave unchecked.",
-    "The generated code checks, with the standard library only, the formats date-time date "
-    "time duration email hostname ipv4 ipv6 uri uri-reference uuid json-pointer "
-    "relative-json-pointer, each as JSON Schema 2020-12 defines it. The others (idn-email "
-    "idn-hostname iri iri-reference uri-template regex) would need more than that to check "
-    "exactly: they stay in the JSON Schema and the prompts, and the model is asked for them, "
-    "but a reply's string is accepted without a check. Use a checked format or `@pattern`, "
-    "or suppress the warning.",
+    "The generated Python and TypeScript code checks, with no dependency, the formats "
+    "date-time date time duration email hostname ipv4 ipv6 uri uri-reference uuid "
+    "json-pointer relative-json-pointer, each as JSON Schema 2020-12 defines it and the same "
+    "in both languages. The others (idn-email idn-hostname iri iri-reference uri-template "
+    "regex) would need more than that to check exactly: they stay in the JSON Schema and the "
+    "prompts, and the model is asked for them, but a reply's string is accepted without a "
+    "check. Use a checked format or `@pattern`, or suppress the warning.",
     'signature f() -> {u :string @format("iri")}\n',
 )
 FALLBACK_WITHOUT_DEFAULT = Code(

@@ -1,9 +1,9 @@
 // sigspec's TypeScript runtime, copied into every generated TypeScript folder as `_runtime.ts`.
 //
 // It mirrors the Python runtime line for line, so that one table of cases holds for both:
-// validation against type descriptors (runtime/validate.py), the reply parser
-// (runtime/reply.py), the Mustache renderer (mustache.py) and the
-// call-validate-retry loop (runtime/client.py). No dependencies; nothing taken from a
+// validation against type descriptors (runtime/validate.py) and the string formats
+// (runtime/formats.py), the reply parser (runtime/reply.py), the Mustache renderer
+// (mustache.py) and the call-validate-retry loop (runtime/client.py). No dependencies; nothing taken from a
 // descriptor, a template or a reply is ever evaluated, and keys such as `__proto__` become
 // plain own properties.
 //
@@ -279,6 +279,280 @@ export function tooDeep(value: unknown, depth: number): boolean {
 const depthMessage = (depth: number): string =>
   `nested more than ${depth} levels deep (the nesting-depth limit)`;
 
+/* ---- formats (runtime/formats.py) -------------------------------------------------------- */
+
+// The string formats of JSON Schema 2020-12, each checked as runtime/formats.py checks it:
+// its patterns, its comparisons and its messages, so that a string has a format in both
+// runtimes or in neither. The patterns are linear (no nested quantifiers that could match the
+// same text two ways) and take no `u` flag: with it, `i` would let `ſ` stand for `s` and the
+// Kelvin sign for `k`, where Python's ASCII flag folds ASCII letters only.
+
+// Fields in range by the pattern alone; the day of the month (past 28) and a leap second
+// (second 60) are then checked in code, only when they occur.
+const TIME =
+  String.raw`([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(?:\.[0-9]+)?` +
+  "([Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
+const DATE = "([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
+const DUR_TIME =
+  "T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)";
+const DUR_DATE =
+  "(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)";
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+// RFC 5321 Quoted-string: printable ASCII but `"` and `\`, which come as quoted pairs.
+const QUOTED = String.raw`"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"`;
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+const PCT = "%[0-9A-Fa-f]{2}";
+// RFC 3986 unreserved and sub-delims, as the body of a character class
+const SUB = String.raw`A-Za-z0-9\-._~!$&'()*+,;=`;
+const POINTER = "(?:/(?:[^~/]|~[01])*)*";
+
+/** A pattern the whole string must match (`fullmatch`); `.` matches any character, as with
+ * Python's DOTALL; `i` folds ASCII letters only (no `u` flag). */
+const whole = (source: string, flags = ""): RegExp =>
+  new RegExp(`^(?:${source})$`, `s${flags}`);
+
+const DATE_FORMAT = whole(DATE);
+const TIME_FORMAT = whole(TIME);
+const DATE_TIME_FORMAT = whole(`${DATE}[Tt]${TIME}`);
+const DURATION_FORMAT = whole(
+  `P(?:${DUR_DATE}(?:${DUR_TIME})?|${DUR_TIME}|[0-9]+W)`,
+  "i",
+);
+const LOCAL_PART = whole(
+  String.raw`(?:${ATEXT}+(?:\.${ATEXT}+)*|${QUOTED})@(.*)`,
+);
+const HOSTNAME_FORMAT = whole(String.raw`${LABEL}(?:\.${LABEL})*`);
+const IPV4_FORMAT = whole(String.raw`${OCTET}(?:\.${OCTET}){3}`);
+const UUID_FORMAT = whole(
+  "[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}",
+);
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const URI_USERINFO = whole(`(?:[${SUB}:]|${PCT})*`);
+const URI_REG_NAME = whole(`(?:[${SUB}]|${PCT})*`);
+const URI_IPVFUTURE = whole(String.raw`v[0-9A-Fa-f]+\.[${SUB}:]+`, "i");
+const URI_PORT = whole("[0-9]*");
+const URI_PATH = whole(`(?:[${SUB}:@/]|${PCT})*`);
+const URI_QUERY = whole(`(?:[${SUB}:@/?]|${PCT})*`);
+const JSON_POINTER_FORMAT = whole(POINTER);
+const RELATIVE_POINTER_FORMAT = whole(`(?:0|[1-9][0-9]*)(?:#|${POINTER})`);
+const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
+const LONG_MONTHS = ["01", "03", "05", "07", "08", "10", "12"];
+
+/** Python's `str.partition`: the text before the first `sep`, `sep` ("" when absent), the
+ * rest. */
+function partition(text: string, sep: string): [string, string, string] {
+  const i = text.indexOf(sep);
+  return i < 0
+    ? [text, "", ""]
+    : [text.slice(0, i), sep, text.slice(i + sep.length)];
+}
+
+/** Python's `str.rpartition`: as `partition`, at the last `sep` ("", "", text without). */
+function rpartition(text: string, sep: string): [string, string, string] {
+  const i = text.lastIndexOf(sep);
+  return i < 0
+    ? ["", "", text]
+    : [text.slice(0, i), sep, text.slice(i + sep.length)];
+}
+
+/** The month has the day (past the 28th, which every month has). */
+function dayOk(year: string, month: string, day: string): boolean {
+  if (day <= "28") return true;
+  if (month === "02") {
+    const y = Number(year);
+    return day === "29" && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  }
+  return day <= "30" || LONG_MONTHS.includes(month);
+}
+
+/** No leap second, or one that ends a UTC day: 23:59 once the offset is undone. */
+function timeOk(
+  hour: string,
+  minute: string,
+  second: string,
+  zone: string,
+): boolean {
+  if (second !== "60") return true;
+  let offset = 0;
+  if (zone !== "Z" && zone !== "z") {
+    offset = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6));
+    offset = zone.startsWith("+") ? offset : -offset;
+  }
+  const utc = (Number(hour) * 60 + Number(minute) - offset + 1440) % 1440;
+  return utc === 23 * 60 + 59;
+}
+
+/** RFC 3339 full-date: YYYY-MM-DD, a day the month has. */
+export function isDate(value: string): boolean {
+  const found = DATE_FORMAT.exec(value);
+  if (found === null) return false;
+  const [, year = "", month = "", day = ""] = found;
+  return dayOk(year, month, day);
+}
+
+/** RFC 3339 full-time: hh:mm:ss, an optional fraction and a required offset. */
+export function isTime(value: string): boolean {
+  const found = TIME_FORMAT.exec(value);
+  if (found === null) return false;
+  const [, hour = "", minute = "", second = "", zone = ""] = found;
+  return timeOk(hour, minute, second, zone);
+}
+
+/** RFC 3339 date-time: a full-date, `T` (or `t`), a full-time. */
+export function isDatetime(value: string): boolean {
+  const found = DATE_TIME_FORMAT.exec(value);
+  if (found === null) return false;
+  const [, year = "", month = "", day = "", hour = "", minute = ""] = found;
+  const [second = "", zone = ""] = found.slice(6);
+  return dayOk(year, month, day) && timeOk(hour, minute, second, zone);
+}
+
+/** RFC 3339 appendix A duration: `P1Y2M3DT4H5M6S`, `PT36H`, `P2W`, ... */
+export function isDuration(value: string): boolean {
+  return DURATION_FORMAT.test(value);
+}
+
+/** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens, each of
+ * 1-63 characters, 253 characters in all. */
+export function isHostname(value: string): boolean {
+  return value.length <= 253 && HOSTNAME_FORMAT.test(value);
+}
+
+/** A dotted quad of decimal octets 0-255, without leading zeros. */
+export function isIpv4(value: string): boolean {
+  return IPV4_FORMAT.test(value);
+}
+
+/** RFC 4291 section 2.2: eight groups of 1-4 hex digits, one `::` for a run of zero groups,
+ * the last two groups possibly written as an IPv4 address; no zone id. */
+export function isIpv6(value: string): boolean {
+  if (value.length > 45) return false; // ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255
+  let text = value;
+  let size = 8;
+  if (value.includes(".")) {
+    const [head, colon, tail] = rpartition(value, ":");
+    if (!colon || !isIpv4(tail)) return false;
+    text = head.endsWith(":") ? `${head}:` : head;
+    size = 6;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return false;
+  let groups: string[];
+  if (halves.length === 2) {
+    groups = halves.filter((half) => half).flatMap((half) => half.split(":"));
+    if (groups.length >= size) return false;
+  } else {
+    groups = text.split(":");
+    if (groups.length !== size) return false;
+  }
+  return groups.every((group) => HEX_GROUP.test(group));
+}
+
+/** RFC 5321 Mailbox: Local-part `@` (Domain / address-literal); a local part of at most 64
+ * characters, a domain of at most 255. */
+export function isEmail(value: string): boolean {
+  const found = LOCAL_PART.exec(value);
+  if (found === null) return false;
+  const domain = found[1] ?? "";
+  if (value.length - domain.length - 1 > 64 || domain.length > 255)
+    return false;
+  if (domain.startsWith("[") && domain.endsWith("]")) {
+    const literal = domain.slice(1, -1);
+    if (literal.slice(0, 5).toLowerCase() === "ipv6:")
+      return isIpv6(literal.slice(5));
+    return isIpv4(literal);
+  }
+  return isHostname(domain);
+}
+
+function isAuthority(text: string): boolean {
+  const [userinfo, at, host] = rpartition(text, "@");
+  if (at && !URI_USERINFO.test(userinfo)) return false;
+  if (host.startsWith("[")) {
+    const [literal, bracket, port] = partition(host.slice(1), "]");
+    if (!bracket || !(isIpv6(literal) || URI_IPVFUTURE.test(literal)))
+      return false;
+    if (port) return port.startsWith(":") && URI_PORT.test(port.slice(1));
+    return true;
+  }
+  const [name, , port] = partition(host, ":");
+  return URI_REG_NAME.test(name) && URI_PORT.test(port);
+}
+
+function isUriOf(value: string, absolute: boolean): boolean {
+  const [beforeHash, hash, fragment] = partition(value, "#");
+  if (hash && !URI_QUERY.test(fragment)) return false;
+  const [beforeQuery, mark, query] = partition(beforeHash, "?");
+  if (mark && !URI_QUERY.test(query)) return false;
+  let rest = beforeQuery;
+  const scheme = URI_SCHEME.exec(rest);
+  if (scheme !== null) rest = rest.slice(scheme[0].length);
+  // Without a scheme, a relative path's first segment has no colon (path-noscheme).
+  else if (absolute || partition(rest, "/")[0].includes(":")) return false;
+  if (rest.startsWith("//")) {
+    const [authority, slash, path] = partition(rest.slice(2), "/");
+    if (!isAuthority(authority)) return false;
+    rest = slash + path;
+  }
+  return URI_PATH.test(rest);
+}
+
+/** RFC 3986 URI: a scheme, then hier-part, query and fragment; ASCII only. */
+export function isUri(value: string): boolean {
+  return isUriOf(value, true);
+}
+
+/** RFC 3986 URI-reference: a URI or a relative one (`//h/p`, `/p`, `p`, `#f`). */
+export function isUriReference(value: string): boolean {
+  return isUriOf(value, false);
+}
+
+/** RFC 4122 text form: 8-4-4-4-12 hex digits, either case, any version. */
+export function isUuid(value: string): boolean {
+  return UUID_FORMAT.test(value);
+}
+
+/** RFC 6901: empty, or `/`-prefixed reference tokens, `~` only as `~0` or `~1`. */
+export function isJsonPointer(value: string): boolean {
+  return JSON_POINTER_FORMAT.test(value);
+}
+
+/** A non-negative integer without leading zeros, then `#` or a JSON pointer. */
+export function isRelativeJsonPointer(value: string): boolean {
+  return RELATIVE_POINTER_FORMAT.test(value);
+}
+
+/** Each format the runtime checks: its test, and what a message says was expected. */
+const FORMATS = new Map<string, readonly [(value: string) => boolean, string]>([
+  ["date-time", [isDatetime, "an RFC 3339 date-time with an offset"]],
+  ["date", [isDate, "an RFC 3339 date"]],
+  ["time", [isTime, "an RFC 3339 time with an offset"]],
+  ["duration", [isDuration, "an RFC 3339 duration"]],
+  ["email", [isEmail, "an email address"]],
+  ["hostname", [isHostname, "a host name"]],
+  ["ipv4", [isIpv4, "an IPv4 address"]],
+  ["ipv6", [isIpv6, "an IPv6 address"]],
+  ["uri", [isUri, "an absolute URI"]],
+  ["uri-reference", [isUriReference, "a URI reference"]],
+  ["uuid", [isUuid, "a UUID"]],
+  ["json-pointer", [isJsonPointer, "a JSON pointer"]],
+  ["relative-json-pointer", [isRelativeJsonPointer, "a relative JSON pointer"]],
+]);
+
+/** The formats the runtime checks (runtime/formats.py's `CHECKS`); any other passes. */
+export const CHECKED_FORMATS: readonly string[] = Object.freeze([
+  ...FORMATS.keys(),
+]);
+
+/** The message for a string that does not have the format, null when it does (or the format
+ * is not one the runtime checks). */
+export function formatError(name: string, value: string): string | null {
+  const entry = FORMATS.get(name);
+  if (entry === undefined || entry[0](value)) return null;
+  return `expected ${entry[1]}`;
+}
+
 /* ---- validation (runtime/validate.py) ---------------------------------------------------- */
 
 const INVALID = Symbol("invalid");
@@ -298,34 +572,7 @@ export class ValidationError extends Error {
   }
 }
 
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-/** RFC 3339 date-time as JSON Schema 2020-12 defines it (runtime/formats.py
- * `is_datetime`): a real calendar date, `T` in either case, a required offset, a
- * leap second only at 23:59 UTC. */
-export function isDatetime(value: string): boolean {
-  const m = RFC3339.exec(value);
-  if (m === null) return false;
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = m
-    .slice(1, 7)
-    .map(Number);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][
-    month - 1
-  ];
-  if (days === undefined || day < 1 || day > days) return false;
-  if (hour > 23 || minute > 59 || second > 60) return false;
-  let offset = 0;
-  if (m[7] !== undefined) {
-    const [offHour, offMinute] = [Number(m[8]), Number(m[9])];
-    if (offHour > 23 || offMinute > 59) return false;
-    offset = (offHour * 60 + offMinute) * (m[7] === "+" ? 1 : -1);
-  }
-  const utc = (hour * 60 + minute - offset + 1440) % 1440;
-  return second < 60 || utc === 23 * 60 + 59;
-}
 
 /** The word used in messages: `expected int, got string`. */
 function kindOf(v: unknown): string {
@@ -748,8 +995,9 @@ function scalarConstraint(
       if (!regex.test(value))
         return `does not match the pattern ${shown(bound)}`;
     }
-    if (keyword === "format" && bound === "date-time" && !isDatetime(value)) {
-      return "expected an RFC 3339 date-time with an offset";
+    if (keyword === "format" && typeof bound === "string") {
+      const problem = formatError(bound, value);
+      if (problem !== null) return problem;
     }
   }
   if (Array.isArray(value)) {

@@ -73,3 +73,22 @@ signature notation() -> {
   two 2.0?,
   count :int?
 }
+
+## Every format the runtimes check (runtime/formats.py, runtime.ts), one field each, and one
+## they leave unchecked (`template`, whose unchecked-format warning is suppressed).
+signature formats() -> {
+  date_time :string? @format("date-time"),
+  day :string? @format("date"),
+  clock :string? @format("time"),
+  period :string? @format("duration"),
+  email :string? @format("email"),
+  host :string? @format("hostname"),
+  address4 :string? @format("ipv4"),
+  address6 :string? @format("ipv6"),
+  uri :string? @format("uri"),
+  reference :string? @format("uri-reference"),
+  id :string? @format("uuid"),
+  pointer :string? @format("json-pointer"),
+  relative :string? @format("relative-json-pointer"),
+  template :string? @format("uri-template") # sigspec: ignore[unchecked-format] passes unchecked in both
+}
