@@ -232,6 +232,7 @@ def test_an_allowed_error_can_be_lowered(tmp_path: Path) -> None:
     lint = run_cli("lint", "a.sig", cwd=root)
     assert lint.returncode == 0 and "warning[unused-param]" in lint.stderr
     assert run_cli("compile", "-o", "out", cwd=root).returncode == 0
+    assert run_cli("schema", "a.sig:t", cwd=root).returncode == 0
 
 
 @pytest.mark.parametrize(
@@ -342,3 +343,22 @@ def test_fmt_streams(tmp_path: Path) -> None:
     assert "error[syntax-error]" in check.stderr
     stdin = run_cli("fmt", "-", cwd=tmp_path, stdin="type   A={a:int}\n")
     assert stdin.stdout == "type A = {a :int}\n" and stdin.stderr == ""
+
+
+def test_output_file_on_compile_and_breaking(tmp_path: Path) -> None:
+    root = _project(tmp_path, 'providers = ["anthropic"]\n')
+    result = run_cli("compile", "-o", "out", "--format", "sarif", "--output", "r.sarif", cwd=root)
+    assert result.returncode == 0 and result.stdout == ""
+    results = json.loads((root / "r.sarif").read_text())["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} == {"provider-loss"} and len(results) == 2
+    (tmp_path / "old.sig").write_text("signature a(x :int) -> :int\n")
+    (tmp_path / "new.sig").write_text("signature a(x :int, y :int) -> :int\n")
+    found = run_cli(
+        "breaking", "old.sig", "new.sig", "--format", "json", "--output", "b.json", cwd=tmp_path
+    )
+    assert found.returncode == 1 and found.stdout == ""
+    assert "added-required-param" in {
+        d["code"] for d in json.loads((tmp_path / "b.json").read_text())
+    }
+    unwritable = run_cli("lint", "a.sig", "--output", "missing/dir/r.txt", cwd=root)
+    assert unwritable.returncode != 0 and "Traceback" not in unwritable.stderr
