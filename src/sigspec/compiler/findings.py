@@ -65,6 +65,10 @@ _LOSS = _pattern(codes.PROVIDER_LOSS.template)
 
 
 def _fields(d: Diagnostic) -> dict[str, str] | None:
+    """A per-field loss's provider, path and constraint; None for anything else (a line
+    already grouped has no span: grouping twice changes nothing)."""
+    if d.code != codes.PROVIDER_LOSS.name or d.span is None:
+        return None
     found = _LOSS.fullmatch(d.message)
     return found.groupdict() if found else None
 
@@ -76,7 +80,7 @@ def group_losses(diagnostics: Sequence[Diagnostic], *, chosen: bool) -> list[Dia
     groups: dict[tuple[str, str, str, Severity], list[tuple[Diagnostic, dict[str, str]]]] = {}
     out = []
     for d in diagnostics:
-        fields = _fields(d) if d.code == codes.PROVIDER_LOSS.name else None
+        fields = _fields(d)
         if fields is None:
             out.append(d)
             continue
