@@ -191,12 +191,12 @@ def _deprecated_providers(path: Path) -> Diagnostic:
         re.MULTILINE | re.DOTALL,
     )
     span = Span(found.start(1), found.end(1)) if found else None
-    new = "[tool.sigspec]" if path.name == "pyproject.toml" else "the top level"
+    place = "in [tool.sigspec]" if path.name == "pyproject.toml" else "at the top level"
     return codes.DEPRECATED_SETTING.at(
         source,
         span,
         old="[options.providers] providers",
-        new=f"`providers = [...]` at {new}",
+        new=f"`providers = [...]` {place}",
     )
 
 
