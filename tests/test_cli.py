@@ -24,12 +24,12 @@ def test_lint_error_exits_1_with_rustc_style_text(tmp_path: Path) -> None:
     (tmp_path / "bad.sig").write_text(BAD)
     result = run_cli("lint", "bad.sig", cwd=tmp_path)
     assert result.returncode == 1
-    lines = result.stdout.splitlines()
+    lines = result.stderr.splitlines()
     assert lines[0] == "bad.sig:1:21: error[unknown-type]: unknown type `Sentimnt`"
     assert lines[2] == "1 | signature f() -> {s Sentimnt}"
     assert lines[3] == "  |                     ^^^^^^^^"
     assert lines[4] == "  = help: did you mean `Sentiment`?"
-    assert "\x1b[" not in result.stdout  # not a TTY: no colour
+    assert "\x1b[" not in result.stderr  # not a TTY: no colour
 
 
 def test_lint_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -86,7 +86,7 @@ def test_lint_follows_imports_and_reports_cycles(tmp_path: Path) -> None:
     (tmp_path / "b.sig").write_text('import "a.sig"\ntype B = :int\n')
     result = run_cli("lint", "a.sig", cwd=tmp_path)
     assert result.returncode == 1
-    assert "error[import-cycle]: import cycle: a.sig -> b.sig -> a.sig" in result.stdout
+    assert "error[import-cycle]: import cycle: a.sig -> b.sig -> a.sig" in result.stderr
 
 
 def test_lint_never_prints_a_traceback(tmp_path: Path) -> None:
@@ -95,13 +95,13 @@ def test_lint_never_prints_a_traceback(tmp_path: Path) -> None:
     result = run_cli("lint", str(tmp_path))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert "invalid-encoding" in result.stdout and "nesting-too-deep" in result.stdout
+    assert "invalid-encoding" in result.stderr and "nesting-too-deep" in result.stderr
 
 
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {}])
 def test_no_colour_without_tty(tmp_path: Path, env: dict[str, str]) -> None:
     (tmp_path / "bad.sig").write_text(BAD)
-    assert "\x1b[" not in run_cli("lint", "bad.sig", cwd=tmp_path, env=env).stdout
+    assert "\x1b[" not in run_cli("lint", "bad.sig", cwd=tmp_path, env=env).stderr
 
 
 def test_fmt_check_diff_and_write(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_suppressing_a_provider_warning_in_compile(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "warning[provider-loss]" not in result.stderr
     assert "a.sig:6:23: warning[unused-suppression]" in result.stderr and not result.stdout
-    assert "unused-suppression" not in run_cli("lint", "src", cwd=tmp_path).stdout
+    assert "unused-suppression" not in run_cli("lint", "src", cwd=tmp_path).stderr
 
 
 def test_breaking_between_files_and_against_git(tmp_path: Path) -> None:
@@ -201,7 +201,7 @@ def test_breaking_between_files_and_against_git(tmp_path: Path) -> None:
     (tmp_path / "old.sig").write_text('signature a() -> {x "a" | "b"}\n')
     (tmp_path / "new.sig").write_text('signature a() -> {x "a" | "b" | "c"}\n')
     result = run_cli("breaking", "old.sig", "new.sig", cwd=tmp_path)
-    assert result.returncode == 1 and "error[widened-output-type]" in result.stdout
+    assert result.returncode == 1 and "error[widened-output-type]" in result.stderr
     assert run_cli("breaking", "old.sig", "old.sig", cwd=tmp_path).returncode == 0
     assert run_cli("breaking", "old.sig", cwd=tmp_path).returncode == 2
 
@@ -218,11 +218,11 @@ def test_breaking_between_files_and_against_git(tmp_path: Path) -> None:
     subprocess.run(["git", "commit", "-qm", "v1"], cwd=repo, check=True)
     (repo / "sigs" / "a.sig").write_text("signature a(x :int, z :int) -> {y :int}\n")
     result = run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo)
-    assert result.returncode == 1 and "error[added-required-param]" in result.stdout
+    assert result.returncode == 1 and "error[added-required-param]" in result.stderr
     # Paths are relative to the project root: without a configuration, the folder given.
-    assert result.stdout.startswith("a.sig:1:")
+    assert result.stderr.startswith("a.sig:1:")
     (repo / "sigspec.toml").write_text("")  # now the root is the repository's top
-    assert run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo).stdout.startswith("sigs/a")
+    assert run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo).stderr.startswith("sigs/a")
     (repo / "sigspec.toml").write_text('breaking_ignore = ["added-required-param"]\n')
     assert run_cli("breaking", "sigs", "--against", "HEAD", cwd=repo).returncode == 0
     bad_ref = run_cli("breaking", "sigs", "--against", "no-such-ref", cwd=repo)

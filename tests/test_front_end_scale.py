@@ -96,7 +96,7 @@ def test_a_chain_of_required_fields_lints_to_the_end(tmp_path: Path) -> None:
     )
     # The chain is far past the depth limit: one `type-too-deep` at T0, found in linear time.
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.count("error[") == 1 and "error[type-too-deep]" in done.stdout
+    assert done.stderr.count("error[") == 1 and "error[type-too-deep]" in done.stderr
     assert "Traceback" not in done.stderr
 
 

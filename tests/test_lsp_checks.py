@@ -296,3 +296,14 @@ def test_a_change_under_an_import_root_rechecks_its_importers(tmp_path: Path) ->
         assert (main_uri, 1) in published(after)
         codes = [d["code"] for d in diagnostics_by_uri(after)[main_uri]]
         assert codes == ["unknown-type"]
+
+
+def test_the_configuration_severities_apply_in_the_editor(tmp_path: Path) -> None:
+    text = '@prompt("hello")\nsignature t(a :string) -> {x :int}\n'
+    (tmp_path / "a.sig").write_text(text)
+    snapshot = Snapshot((tmp_path / "a.sig").resolve(), text, {}, None)
+    [before] = lint_document(snapshot).diagnostics
+    assert before.code == "unused-param" and before.is_error
+    (tmp_path / "sigspec.toml").write_text('[severity]\nunused-param = "warn"\n')
+    [after] = lint_document(snapshot).diagnostics
+    assert after.code == "unused-param" and not after.is_error

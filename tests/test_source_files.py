@@ -167,7 +167,7 @@ def test_an_import_root_admits_files_beside_the_project(tmp_path: Path) -> None:
 def test_without_the_import_root_the_import_is_outside_the_root(tmp_path: Path) -> None:
     proj = shared_project(tmp_path, "")
     result = run_cli("lint", cwd=proj)
-    assert result.returncode == 1 and "outside-root" in result.stdout
+    assert result.returncode == 1 and "outside-root" in result.stderr
 
 
 def test_an_import_root_that_is_not_a_folder_is_a_config_error(tmp_path: Path) -> None:

@@ -63,6 +63,24 @@ def _provider_names() -> Sequence[str]:
     return NAMES
 
 
+PROVIDER_OPTION = click.option(
+    "--provider",
+    "providers",
+    multiple=True,
+    type=_Registered(_provider_names),
+    help="A provider you send to; repeat for several (default: `providers` in the config, "
+    "else all, with their losses summed up).",
+)
+QUIET_OPTION = click.option(
+    "-q", "--quiet", is_flag=True, help="Print errors only: no warnings, no summary lines."
+)
+OUTPUT_OPTION = click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the diagnostics (in --format) to this file instead of printing them.",
+)
+
+
 class _CompileCommand(click.Command):
     """`compile --help` ends with the targets and their options, read from the registry
     when the help is shown."""
@@ -77,14 +95,35 @@ def _use_color(err: bool = False) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _emit(diagnostics: Sequence[Diagnostic], fmt: str, *, err: bool = False) -> None:
-    """Findings are what `lint` and `breaking` print (stdout); the other commands print data
-    on stdout, and their diagnostics on stderr (`err`)."""
+def _emit(
+    diagnostics: Sequence[Diagnostic],
+    fmt: str = "text",
+    *,
+    quiet: bool = False,
+    output: Path | None = None,
+) -> None:
+    """Text diagnostics are for people: standard error, beside the data a command prints.
+    A report in a machine format (json, sarif, github) is data: standard output, or the
+    file `output`. `quiet` keeps the errors only."""
     from sigspec.diagnostics.render import renderer
 
-    text = renderer(fmt)(diagnostics, fmt == "text" and _use_color(err))
+    if quiet:
+        diagnostics = [d for d in diagnostics if d.is_error]
+    if output is not None:
+        try:
+            output.write_text(renderer(fmt)(diagnostics, False), encoding="utf-8")
+        except OSError as exc:
+            raise click.FileError(str(output), exc.strerror or str(exc)) from None
+        return
+    err = fmt == "text"
+    text = renderer(fmt)(diagnostics, err and _use_color(err))
     if text:
         click.echo(text, nl=False, err=err)
+
+
+def _say(quiet: bool) -> Callable[[str], None]:
+    """Summary lines (standard error), unless `quiet`."""
+    return (lambda _: None) if quiet else (lambda text: click.echo(text, err=True))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -100,11 +139,28 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @FORMAT_OPTION
-def lint(paths: tuple[Path, ...], fmt: str) -> None:
-    """Check .sig files (and the files they import) for errors."""
+@OUTPUT_OPTION
+@PROVIDER_OPTION
+@QUIET_OPTION
+def lint(
+    paths: tuple[Path, ...],
+    fmt: str,
+    output: Path | None,
+    providers: tuple[str, ...],
+    quiet: bool,
+) -> None:
+    """Check .sig files (and the files they import) for errors, and the chosen providers'
+    limits."""
     from sigspec.commands import lint as command
 
-    sys.exit(command.run(paths, lambda diags: _emit(diags, fmt), summary=fmt == "text"))
+    sys.exit(
+        command.run(
+            paths,
+            lambda diags: _emit(diags, fmt, quiet=quiet, output=output),
+            summary=fmt == "text" and not quiet,
+            providers=tuple(dict.fromkeys(providers)),
+        )
+    )
 
 
 @main.command()
@@ -164,6 +220,9 @@ def _targets_help() -> str:
     help="Seconds between checks for changes (with --watch).",
 )
 @FORMAT_OPTION
+@OUTPUT_OPTION
+@PROVIDER_OPTION
+@QUIET_OPTION
 def compile_command(
     *,
     paths: tuple[Path, ...],
@@ -174,16 +233,25 @@ def compile_command(
     watch: bool,
     interval: float,
     fmt: str,
+    output: Path | None,
+    providers: tuple[str, ...],
+    quiet: bool,
 ) -> None:
     """Compile .sig files to the chosen targets' files and a manifest."""
     from sigspec.commands import compile as command
 
-    request = command.Request(paths, out, targets, check=check, clean=clean)
+    request = command.Request(
+        paths,
+        out,
+        targets,
+        check=check,
+        clean=clean,
+        providers=tuple(dict.fromkeys(providers)),
+        quiet=quiet,
+    )
 
-    # Text diagnostics go to stderr beside the summary; a report asked for in a machine format
-    # (json, sarif, github) is the data a pipeline reads, on stdout.
     def report(diags: Sequence[Diagnostic]) -> None:
-        _emit(diags, fmt, err=fmt == "text")
+        _emit(diags, fmt, quiet=quiet, output=output)
 
     if watch:
         sys.exit(command.watch(request, report, interval=interval))
@@ -195,10 +263,14 @@ def compile_command(
 @click.option("--input", "want_input", is_flag=True, help="The input (params) schema.")
 @click.option(
     "--provider",
+    "providers",
+    multiple=True,
     type=_Registered(_provider_names),
-    help="The provider fragment instead of the plain JSON Schema.",
+    help="The provider's fragment instead of the plain JSON Schema; repeat for several "
+    "(an object of fragments by provider).",
 )
-def schema(spec: str, want_input: bool, provider: str | None) -> None:
+@QUIET_OPTION
+def schema(spec: str, want_input: bool, providers: tuple[str, ...], quiet: bool) -> None:
     """Print one signature's JSON Schema or provider fragment."""
     from sigspec.commands import schema as command
 
@@ -206,8 +278,8 @@ def schema(spec: str, want_input: bool, provider: str | None) -> None:
         command.show_schema(
             spec,
             want_input=want_input,
-            provider=provider,
-            report=lambda diags: _emit(diags, "text", err=True),
+            providers=tuple(dict.fromkeys(providers)),
+            report=lambda diags: _emit(diags, quiet=quiet),
         )
     )
 
@@ -220,11 +292,12 @@ def schema(spec: str, want_input: bool, provider: str | None) -> None:
     is_flag=True,
     help='Read lines {"id": ..., "text": ...} from standard input; one result each.',
 )
-def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
+@QUIET_OPTION
+def validate(spec: str, reply: Path | None, jsonl: bool, quiet: bool) -> None:
     """Parse and validate an LLM reply as the generated parse_NAME would (exit 0 / 1)."""
     from sigspec.commands import validate as command
 
-    sys.exit(command.run(spec, reply, jsonl, lambda diags: _emit(diags, "text", err=True)))
+    sys.exit(command.run(spec, reply, jsonl, lambda diags: _emit(diags, quiet=quiet)))
 
 
 @main.command()
@@ -236,11 +309,18 @@ def validate(spec: str, reply: Path | None, jsonl: bool) -> None:
     help="Compare PATHS (default: the configured sources) with their state at GIT_REF.",
 )
 @FORMAT_OPTION
-def breaking(paths: tuple[Path, ...], ref: str | None, fmt: str) -> None:
+@OUTPUT_OPTION
+@QUIET_OPTION
+def breaking(
+    paths: tuple[Path, ...], ref: str | None, fmt: str, output: Path | None, quiet: bool
+) -> None:
     """Report changes that break callers or consumers: OLD NEW, or PATHS --against GIT_REF."""
     from sigspec.commands import breaking as command
 
-    sys.exit(command.run(paths, ref, lambda diags: _emit(diags, fmt)))
+    def report(diags: Sequence[Diagnostic]) -> None:
+        _emit(diags, fmt, quiet=quiet, output=output)
+
+    sys.exit(command.run(paths, ref, report, say=_say(quiet)))
 
 
 @main.command()

@@ -22,6 +22,7 @@ SPECIAL = {
     "read-error",
     "comment-in-inline",
     "outside-root",
+    "deprecated-setting",  # its example is a configuration: test_deprecated_setting
 }
 
 
@@ -150,3 +151,11 @@ def test_outside_root(tmp_path: Path) -> None:
     assert ("outside-root", "") in found  # the link, which has no span in a file
     assert [s.path for s in result.sources] == ["a.sig"]
     assert "Secret" not in result.project.types
+
+
+def test_deprecated_setting(tmp_path: Path) -> None:
+    from sigspec.compiler.config import load_config
+
+    (tmp_path / "sigspec.toml").write_text(CODES["deprecated-setting"].example)
+    [diag] = load_config(tmp_path).warnings
+    assert diag.code == "deprecated-setting"

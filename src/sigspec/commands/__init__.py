@@ -23,20 +23,24 @@ def load_named(
     import click
 
     from sigspec.compiler.config import ConfigError, load_config, project_root
+    from sigspec.compiler.findings import judge
     from sigspec.compiler.project import load
+    from sigspec.diagnostics import has_errors
 
     file, sep, name = spec.rpartition(":")
     if not sep or not file or not name:
         click.echo("error: expected FILE.sig:NAME", err=True)
         return 2
     try:
-        root = project_root(load_config(Path.cwd()), [Path(file)])
+        config = load_config(Path.cwd())
+        root = project_root(config, [Path(file)])
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         return 2
     loaded = load([Path(file)], root=root)
-    if loaded.has_errors:
-        report(loaded.diagnostics)
+    front = judge(loaded.diagnostics, config.severity, chosen=True)  # `[severity]` applied
+    if has_errors(front):
+        report(front)
         return 1
     found = loaded.project.signature(name)
     if found is None and tools:

@@ -5,17 +5,28 @@ from __future__ import annotations
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 
 import click
 
 from sigspec.commands import Report
-from sigspec.compiler.config import ConfigError, load_config, project_root
+from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.paths import common_root
 
 
-def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
+def _stderr(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def run(
+    paths: tuple[Path, ...],
+    ref: str | None,
+    report: Report,
+    say: Callable[[str], None] = _stderr,
+) -> int:
+    """`say` prints the summary line (nothing with `--quiet`)."""
     try:
         config = load_config(Path.cwd())
     except ConfigError as exc:
@@ -29,7 +40,7 @@ def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
             return 2
         old_root, new_root = common_root([paths[0]]), common_root([paths[1]])
         return _compare(
-            [paths[0]], [paths[1]], (old_root, new_root), config.breaking_ignore, report
+            [paths[0]], [paths[1]], (old_root, new_root), config, report=report, say=say
         )
     current = paths or config.sources or (config.root,)
     try:
@@ -51,7 +62,7 @@ def run(paths: tuple[Path, ...], ref: str | None, report: Report) -> int:
         olds = [Path(tmp) / p.resolve().relative_to(top) for p in current]
         existing = [p for p in olds if p.exists()]
         roots = (Path(tmp) / root.relative_to(top), root)
-        return _compare(existing, list(current), roots, config.breaking_ignore, report)
+        return _compare(existing, list(current), roots, config, report=report, say=say)
 
 
 def _git(cwd: Path, *args: str) -> bytes:
@@ -62,13 +73,16 @@ def _compare(
     old: list[Path],
     new: list[Path],
     roots: tuple[Path, Path],
-    ignore: tuple[str, ...],
+    config: Config,
+    *,
     report: Report,
+    say: Callable[[str], None],
 ) -> int:
     """Compare the project at `old` (below the root roots[0]) with the one at `new`."""
     from sigspec.compiler.breaking import compare
+    from sigspec.compiler.findings import judge
     from sigspec.compiler.project import load
-    from sigspec.diagnostics import sort_diagnostics
+    from sigspec.diagnostics import has_errors
     from sigspec.semantics.ir import Project
 
     before = load(old, root=roots[0]) if old else None
@@ -79,7 +93,8 @@ def _compare(
             report(loaded.diagnostics)
             return 1
     project = before.project if before is not None else Project((), {}, (), (), ())
-    found = [d for d in compare(project, after.project) if d.code not in ignore]
-    report(sort_diagnostics(found))
-    click.echo(f"{len(found)} breaking change{'s' if len(found) != 1 else ''}", err=True)
-    return 1 if found else 0
+    changes = [d for d in compare(project, after.project) if d.code not in config.breaking_ignore]
+    found = judge(changes, config.severity, chosen=True)
+    report(found)
+    say(f"{len(found)} breaking change{'s' if len(found) != 1 else ''}")
+    return 1 if has_errors(found) else 0

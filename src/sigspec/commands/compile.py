@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from sigspec.commands import Report
-from sigspec.compiler.config import ConfigError, load_config, project_root
+from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.output import OutputError
 
 
@@ -25,6 +25,8 @@ class Request:
     targets: tuple[str, ...]
     check: bool = False
     clean: bool = False
+    providers: tuple[str, ...] = ()  # `--provider`: overrides the configuration's choice
+    quiet: bool = False  # no summary lines (the report leaves the warnings out)
 
 
 @dataclass(frozen=True)
@@ -34,18 +36,27 @@ class Plan:
     targets: tuple[str, ...]
     options: dict[str, dict[str, Any]]
     root: Path  # the project root: every path shown or recorded is relative to it
+    config: Config
+    providers: tuple[str, ...] | None  # None: no choice made (every provider, summed up)
 
 
 def plan(request: Request) -> Plan:
     config = load_config(Path.cwd())
     roots = request.paths or config.sources or (config.root,)
     out = request.out or config.out or Path("build")
+    providers = request.providers or config.providers
+    options = config.options
+    if providers is not None:  # the providers target writes the chosen ones' fragments
+        table = {**options.get("providers", {}), "providers": list(providers)}
+        options = {**options, "providers": table}
     return Plan(
         tuple(roots),
         out,
         request.targets or config.targets,
-        config.options,
+        options,
         project_root(config, roots),
+        config,
+        providers,
     )
 
 
@@ -84,14 +95,18 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     if not request.check:
         output.recover(p.out)  # what a killed run left beside the folder, before anything else
     if not request.check and fresh.is_fresh(p.out, p.roots, p.root, _fingerprint(p)):
-        click.echo(f"{p.out} is up to date", err=True)
+        _say(request, f"{p.out} is up to date")
         return 0
+    from sigspec.compiler.findings import judge
     from sigspec.compiler.generate import compile_project
     from sigspec.compiler.project import load
+    from sigspec.diagnostics import has_errors
 
     loaded = load(roots, root=p.root)
-    if loaded.has_errors:
-        report(loaded.diagnostics)
+    chosen = p.providers is not None
+    front = judge((*p.config.warnings, *loaded.diagnostics), p.config.severity, chosen=chosen)
+    if has_errors(front):
+        report(front)
         return 1
     sources = [p.root / s.path for s in loaded.sources]
     inputs = fresh.inputs(sources, p.root)
@@ -106,18 +121,26 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     found = suppress.apply(
         result.diagnostics, loaded.suppressions, phases=frozenset({Phase.COMPILE})
     )
-    report((*loaded.diagnostics, *found))
-    if not result.ok:
+    everything = judge(
+        (*p.config.warnings, *loaded.diagnostics, *found), p.config.severity, chosen=chosen
+    )
+    report(everything)
+    if not result.ok or has_errors(everything):
         return 1
     if request.check:
-        return _check(p.out, result.files)
+        return _check(p.out, result.files, request)
     changed = output.write(p.out, result.files)
     fresh.written(p.out, [a.path for a in result.files])
-    click.echo(f"wrote {len(result.files)} files to {p.out} ({changed} changed)", err=True)
+    _say(request, f"wrote {len(result.files)} files to {p.out} ({changed} changed)")
     return 0
 
 
-def _check(out: Path, files: Sequence[Any]) -> int:
+def _say(request: Request, text: str) -> None:
+    if not request.quiet:
+        click.echo(text, err=True)
+
+
+def _check(out: Path, files: Sequence[Any], request: Request) -> int:
     from sigspec.compiler.output import drift, interrupted
     from sigspec.compiler.paths import display_path
 
@@ -137,7 +160,7 @@ def _check(out: Path, files: Sequence[Any]) -> int:
         for rel in paths:
             click.echo(f"{label}: {display_path(out / rel)}")
     if found.clean:
-        click.echo(f"{display_path(out)} is up to date", err=True)
+        _say(request, f"{display_path(out)} is up to date")
         return 0
     click.echo(f"{display_path(out)} is not up to date; run `sigspec compile`", err=True)
     return 1

@@ -5,11 +5,17 @@ working directory. Paths in it are relative to the file's folder. Flags override
     sources = ["signatures"]          # files or folders; default: the config's folder
     out = "build/sigspec"             # default: "build"
     targets = ["jsonschema", "providers"]   # default: all
+    providers = ["openai", "ollama"]  # the providers you send to: their fragments, losses
+                                      # and limits only (`--provider` overrides it);
+                                      # default: every provider, losses summed up
     import_roots = ["../shared"]      # folders outside this one that .sig files may import
                                       # from; default: none
 
-    [tool.sigspec.options.providers]
-    providers = ["openai", "anthropic"]     # each target's options: sigspec/emit/options.py
+    [tool.sigspec.options.python]
+    package = "acme.signatures"       # each target's options: sigspec/emit/options.py
+
+    [tool.sigspec.severity]           # a code's severity: "ignore", "warn" or "error"
+    provider-loss = "ignore"          # (errors that guard correctness cannot be lowered)
 
     [tool.sigspec.limits]             # each optional; the defaults are generous
     sig_file_bytes = 4194304          # the size of one .sig file
@@ -32,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sigspec.diagnostics import Diagnostic
 from sigspec.syntax.limits import DEFAULT_LIMITS, SourceLimits
 
 
@@ -52,6 +59,11 @@ class Config:
     source_limits: SourceLimits = DEFAULT_LIMITS
     # Overrides of the runtime's reply limits (`Limits` keyword arguments) for `validate`.
     reply_limits: tuple[tuple[str, int], ...] = ()
+    # The providers chosen (`providers = [...]`); None: no choice made, every provider.
+    providers: tuple[str, ...] | None = None
+    severity: dict[str, str] = field(default_factory=dict)  # code -> "ignore" | "warn" | "error"
+    # What reading the configuration found that is not fatal (a deprecated key).
+    warnings: tuple[Diagnostic, ...] = ()
 
 
 def project_root(config: Config, paths: Sequence[Path]) -> Path:
@@ -101,22 +113,121 @@ def load_config(start: Path) -> Config:
     where = f"{path}" + (" [tool.sigspec]" if path.name == "pyproject.toml" else "")
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    known = {"sources", "out", "targets", "options", "breaking_ignore", "import_roots", "limits"}
+    known = {
+        "sources",
+        "out",
+        "targets",
+        "providers",
+        "options",
+        "breaking_ignore",
+        "import_roots",
+        "limits",
+        "severity",
+    }
     unknown = set(data) - known
     if unknown:
         raise ConfigError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
     root = path.parent
+    options = _options(data.get("options", {}), where)
+    providers, warnings = _providers(data, options, path, where)
     return Config(
         root=root,
         path=path,
         sources=tuple(root / s for s in _strings(data, "sources", where)),
         out=root / _string(data["out"], "out", where) if "out" in data else None,
         targets=_targets(data, where),
-        options=_options(data.get("options", {}), where),
+        options=options,
         breaking_ignore=_breaking_ignore(data, where),
         import_roots=_import_roots(data, root, where),
         **_limits(data.get("limits", {}), where),
+        providers=providers,
+        severity=_severity(data.get("severity", {}), where),
+        warnings=warnings,
     )
+
+
+def _providers(
+    data: dict[str, Any], options: dict[str, dict[str, Any]], path: Path, where: str
+) -> tuple[tuple[str, ...] | None, tuple[Diagnostic, ...]]:
+    """The chosen providers: the top-level `providers`, or the deprecated nested key
+    `[options.providers] providers` (read, with a `deprecated-setting` warning, and taken
+    out of the target's table: the compile step puts the choice back there)."""
+    nested = options.get("providers", {}).pop("providers", None)
+    if nested is not None and "providers" in data:
+        raise ConfigError(
+            f"{where}: `providers` and the deprecated `[options.providers] providers` are both "
+            "set; keep the top-level `providers` only"
+        )
+    if nested is not None:
+        return tuple(dict.fromkeys(nested)), (_deprecated_providers(path),)
+    if "providers" not in data:
+        return None, ()
+    from sigspec.lower.providers import NAMES
+
+    names = _strings(data, "providers", where)
+    if not names:
+        raise ConfigError(
+            f"{where}: `providers` must name at least one provider ({', '.join(NAMES)}); "
+            "to write no fragments, leave the `providers` target out of `targets`"
+        )
+    for name in names:
+        if name not in NAMES:
+            raise ConfigError(f"{where}: unknown provider `{name}`; known: {', '.join(NAMES)}")
+    return tuple(dict.fromkeys(names)), ()
+
+
+def _deprecated_providers(path: Path) -> Diagnostic:
+    """The warning, pointing at the nested key's line when it can be found."""
+    import re
+
+    from sigspec.diagnostics import codes
+    from sigspec.diagnostics.source import SourceFile, Span
+
+    text = path.read_text(encoding="utf-8")
+    source = SourceFile(path.name, text)
+    found = re.search(
+        r"^\[\s*(?:tool\.sigspec\.)?options\.providers\s*\][^\[]*?^[ \t]*(providers)\s*=",
+        text,
+        re.MULTILINE | re.DOTALL,
+    )
+    span = Span(found.start(1), found.end(1)) if found else None
+    place = "in [tool.sigspec]" if path.name == "pyproject.toml" else "at the top level"
+    return codes.DEPRECATED_SETTING.at(
+        source,
+        span,
+        old="[options.providers] providers",
+        new=f"`providers = [...]` {place}",
+    )
+
+
+SEVERITIES = ("ignore", "warn", "error")
+
+
+def _severity(data: Any, where: str) -> dict[str, str]:
+    """`[severity]`: code -> "ignore", "warn" or "error". An error that guards the output's
+    correctness cannot be lowered (`compiler/findings.py` says which can)."""
+    from sigspec.compiler.findings import DOWNGRADABLE
+    from sigspec.diagnostics.codes import CODES
+    from sigspec.diagnostics.suggest import did_you_mean
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: `severity` must be a table of code = level")
+    for code, level in data.items():
+        entry = CODES.get(code)
+        if entry is None:
+            hint = " ".join(did_you_mean(code, CODES))
+            raise ConfigError(f"{where}: [severity]: unknown code `{code}`. {hint}".strip())
+        if level not in SEVERITIES:
+            raise ConfigError(
+                f"{where}: [severity]: `{code}` must be one of "
+                f"{', '.join(map(repr, SEVERITIES))}, not {level!r}"
+            )
+        if level != "error" and entry.severity.value == "error" and code not in DOWNGRADABLE:
+            raise ConfigError(
+                f"{where}: [severity]: `{code}` is an error that guards the output's "
+                f"correctness and cannot be set to {level!r}"
+            )
+    return dict(data)
 
 
 _SOURCE_LIMITS = {"sig_file_bytes": "max_file_bytes", "declarations": "max_declarations"}

@@ -536,7 +536,9 @@ PROVIDER_LOSS = Code(
     "Each provider's structured output accepts a different subset of JSON Schema. What a "
     "provider cannot enforce is removed from its fragment (and written into the field's "
     "description so the model still reads it); sigspec's validator checks it after the reply. "
-    "Limit the providers with the `providers` option of the `providers` target.",
+    "Choose the providers you send to with `providers = [...]` in the configuration or "
+    "`--provider NAME`: losses are then reported for those only, one line per signature and "
+    "provider; with no choice made, they are summed up in one line per provider.",
     "signature f() -> {name :string @min_length(1)}\n",
 )
 PROVIDER_UNSUPPORTED = Code(
@@ -595,6 +597,20 @@ UNUSED_SUPPRESSION = Code(
     "A suppression no longer matches any diagnostic.",
     "The finding it silenced is gone: remove the comment, so that it cannot hide a new one.",
     "signature f() -> :int # sigspec: ignore[unknown-type] it was misspelled once\n",
+)
+
+DEPRECATED_SETTING = Code(
+    "deprecated-setting",
+    Phase.READ,
+    W,
+    "`{old}` is deprecated; use {new}",
+    "The configuration uses a setting that will be removed.",
+    "The setting still works, with this warning. The chosen providers used to be an option "
+    "of the `providers` target (`[options.providers] providers = [...]`); they are now a "
+    "top-level setting, `providers = [...]` (in `[tool.sigspec]` of pyproject.toml), because "
+    "they decide more than that target's files: which provider losses and limits every "
+    "command reports. `--provider NAME` overrides the setting for one run.",
+    '[options.providers]\nproviders = ["openai"]\n',
 )
 
 # Breaking-change rules (`sigspec breaking`): examples are an old file, then `---- new.sig`.
@@ -881,6 +897,7 @@ CODES: dict[str, Code] = {
         TYPE_TOO_DEEP,
         TYPE_TOO_LARGE,
         TOO_MANY_DECLARATIONS,
+        DEPRECATED_SETTING,
     )
 }
 

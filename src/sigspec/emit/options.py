@@ -32,7 +32,12 @@ def _help(text: str, **more: Any) -> dict[str, Any]:
 class ProvidersOptions:
     providers: tuple[str, ...] = field(
         default=PROVIDER_NAMES,
-        metadata=_help("the providers to write fragments for", choices=PROVIDER_NAMES),
+        # The compile step fills it from the top-level `providers` (or `--provider`); in
+        # `[options.providers]` it is deprecated (`compiler/config.py` warns).
+        metadata=_help(
+            "deprecated: set `providers = [...]` at the top level, or pass --provider",
+            choices=PROVIDER_NAMES,
+        ),
     )
 
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sigspec.compiler.config import ConfigError, load_config
+from sigspec.compiler.config import Config, ConfigError, load_config
+from sigspec.compiler.findings import apply_severity
 from sigspec.compiler.paths import display_path
 from sigspec.compiler.project import load
 from sigspec.diagnostics import Diagnostic, Severity, codes
@@ -42,14 +43,22 @@ class Checked:
     unresolved: bool = False
 
 
-def project_root(path: Path, workspace: Path | None) -> Path:
-    """The project root of a file, as the command line finds it: the folder of the nearest
-    configuration above it; else the workspace folder holding the file, else its folder."""
+def _config(path: Path) -> Config | None:
+    """The configuration whose folder holds the file, if any."""
     try:
         config = load_config(path.parent)
     except ConfigError:  # a broken configuration: `sigspec lint` reports it, not the editor
-        config = None
-    if config is not None and config.path is not None and path.is_relative_to(config.root):
+        return None
+    if config.path is not None and path.is_relative_to(config.root):
+        return config
+    return None
+
+
+def project_root(path: Path, workspace: Path | None) -> Path:
+    """The project root of a file, as the command line finds it: the folder of the nearest
+    configuration above it; else the workspace folder holding the file, else its folder."""
+    config = _config(path)
+    if config is not None:
         return config.root
     if workspace is not None and path.is_relative_to(workspace):
         return workspace
@@ -61,8 +70,10 @@ def lint_document(snapshot: Snapshot) -> Checked:
     root = project_root(snapshot.path, snapshot.workspace)
     shown = display_path(snapshot.path, root)
     result = load([snapshot.path], root=root, overlay=snapshot.overlay)
+    config = _config(snapshot.path)
+    found = apply_severity(result.diagnostics, config.severity if config is not None else {})
     return Checked(
-        diagnostics=tuple(d for d in result.diagnostics if d.path == shown),
+        diagnostics=tuple(d for d in found if d.path == shown),  # `[severity]` as lint
         root=root,
         # Resolved: a file under an import root is named `../shared/x.sig` from the root.
         reads=frozenset((root / source.path).resolve() for source in result.sources),
