@@ -740,8 +740,8 @@ UNPORTABLE_PATTERN = Code(
     "unportable-pattern",
     Phase.CHECK,
     E,
-    "`@pattern` uses {what} (`{part}`), outside the regular-expression syntax that JSON "
-    "Schema (ECMA-262), the TypeScript and Python validators and the decoding engines share",
+    "`@pattern` uses `{part}`, {what}: outside the regular-expression syntax that JSON "
+    "Schema (ECMA-262), the Python and TypeScript validators and the decoding engines share",
     "A `@pattern` uses syntax one of the regex engines lacks or reads differently.",
     "A `@pattern` means what ECMA-262 (JavaScript, Unicode mode) means by it, as JSON Schema "
     "says: the provider's decoder, the TypeScript validators and the Python ones (which run a "

@@ -182,7 +182,11 @@ class Resolver:
                 codes.UNPORTABLE_PATTERN.at(self.source, span, what=exc.what, part=exc.part)
             )
             return False
-        except (ValueError, re.error, RecursionError, OverflowError) as exc:
+        except re.error as exc:  # lookbehind of varying length
+            reason = f"Python cannot run it: {exc}"
+            self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=reason))
+            return False
+        except (ValueError, RecursionError, OverflowError) as exc:
             self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=exc))
             return False
         return True
