@@ -1,4 +1,4 @@
-"""`@pattern` meaning: ECMA-262 regular expressions (Unicode mode, the `u` flag), as JSON
+"""What a `@pattern` means: ECMA-262 regular expressions (Unicode mode, the `u` flag), as JSON
 Schema reads `pattern` and as the TypeScript runtime runs them, translated to Python `re`.
 
 A pattern is searched for anywhere in the string (JSON Schema's unanchored search). The
@@ -28,7 +28,7 @@ SPACES = (
 )
 _DOT = "[^\\n\\r\\u2028\\u2029]"
 _SYNTAX = frozenset("^$\\.*+?()[]{}|/")
-_CONTROL_ESCAPES = {"f": "\\f", "n": "\\n", "r": "\\r", "t": "\\t", "v": "\\x0b"}
+_CONTROL_ESCAPES = {"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 _ASCII_CLASSES = frozenset("dDwW")  # meant as ECMA-262 means them under `(?a)`
 _PYTHON_ESCAPES = {
     "A": "Python's start-of-string escape (write `^`)",
@@ -203,7 +203,7 @@ class _Reader:
     def character_escape(self, c: str) -> int:
         """The code point of `\\c...` (`c` taken), outside or inside a class."""
         if c in _CONTROL_ESCAPES:
-            return ord({"f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}[c])
+            return ord(_CONTROL_ESCAPES[c])
         if c == "0":
             if self.peek().isdigit():
                 raise self.fail(
