@@ -83,6 +83,12 @@ def test_invalid(pattern: str) -> None:
     assert not isinstance(found.value, Unportable)
 
 
+def test_what_python_cannot_run_is_a_value_error() -> None:
+    """The runtime reads patterns from descriptors, which a user may write by hand."""
+    with pytest.raises(ValueError, match="Python cannot run it"):
+        compiled("(?<=a+)b")
+
+
 def node(script: str, data: object) -> object:
     assert NODE is not None
     run = subprocess.run(

@@ -354,10 +354,14 @@ _COMPILED: dict[str, re.Pattern[str]] = {}
 
 
 def compiled(pattern: str) -> re.Pattern[str]:
-    """`pattern` translated and compiled, once per process (raises as `to_python`)."""
+    """`pattern` translated and compiled, once per process (raises `ValueError` as
+    `to_python` does, or when Python cannot run the translation)."""
     found = _COMPILED.get(pattern)
     if found is None:
         import re as regex
 
-        found = _COMPILED[pattern] = regex.compile(to_python(pattern))
+        try:
+            found = _COMPILED[pattern] = regex.compile(to_python(pattern))
+        except regex.error as exc:  # a lookbehind of varying length
+            raise ValueError(f"Python cannot run it: {exc}") from exc
     return found
