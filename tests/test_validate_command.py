@@ -139,3 +139,17 @@ def test_the_command_takes_limits(
     assert json.loads(capsys.readouterr().out)["reason"] == (
         "the reply is longer than 10 characters (the reply-size limit)"
     )
+
+
+def test_patterns_mean_what_ecma_262_means(tmp_path: Path) -> None:
+    """`$` is the end (no final newline before it), `\\d` is ASCII (issue 24), as the JSON
+    Schema and the TypeScript validators read the pattern."""
+    sig = tmp_path / "p.sig"
+    sig.write_text('signature z() -> {zip :string @pattern("^\\\\d{5}$")}\n', "utf-8")
+    assert validate(sig, "z", "-", stdin='{"zip": "12345"}')[0] == 0
+    for bad in ('"12345\\n"', '"1234\\u0665"'):
+        code, out, err = validate(sig, "z", "-", stdin=f'{{"zip": {bad}}}')
+        assert code == 1, (bad, out, err)
+        assert json.loads(out)["errors"] == [
+            {"path": "zip", "message": 'does not match the pattern "^\\\\d{5}$"'}
+        ]

@@ -110,7 +110,8 @@ DEFAULTS = [
     # an invalid pattern on a field with a default: the default's check compiled it again
     ('signature f() -> {a :string = "x" @pattern("(")}\n', [(1, "invalid-pattern")]),
     ('signature f(p :string = "x" @pattern("[a-")) -> :int\n', [(1, "invalid-pattern")]),
-    ('type T = {a :string? = null @pattern("(?P<")}\n', [(1, "invalid-pattern")]),
+    ('type T = {a :string? = null @pattern("(?P<")}\n', [(1, "unportable-pattern")]),
+    ('type T = {a :string? = "x" @pattern("a{,3}")}\n', [(1, "invalid-pattern")]),
     # alias loops with a default: the validator followed the aliases forever
     (
         "type A = B\ntype B = A\nsignature f(b A = 3) -> :int\n",

@@ -348,9 +348,11 @@ INVALID_PATTERN = Code(
     Phase.CHECK,
     E,
     "`@pattern` is not a valid regular expression: {reason}",
-    "A `@pattern` does not compile.",
-    "Patterns are ECMA-262 style regular expressions as used by JSON Schema; the subset "
-    "that Python also accepts is checked at compile time.",
+    "A `@pattern` is not an ECMA-262 regular expression.",
+    "Patterns are ECMA-262 regular expressions in Unicode mode (JavaScript's `u` flag), as "
+    "JSON Schema reads them: a lone `{`, `}` or `]`, `{,3}`, an escape of a character that "
+    "needs none (`\\@`), an octal escape or a lookbehind of varying length (which Python "
+    "cannot run) are errors. Escape the character (`\\{`) or write it plainly (`@`).",
     'signature f() -> {code :string @pattern("[a-")}\n',
 )
 UNKNOWN_FORMAT = Code(
@@ -571,12 +573,10 @@ TYPESCRIPT_UNSUPPORTED = Code(
     W,
     "typescript: `{where}`: {what}",
     "The TypeScript target cannot keep a rule exactly as Python does.",
-    "The TypeScript validators check the same rules as the Python ones, with two limits: "
-    "`@pattern` runs as a JavaScript regular expression (with the `u` flag), so Python-only "
-    "syntax such as `(?P<name>...)`, `\\A`, `\\Z` or inline flags does not work there; and "
-    "numbers are doubles, so integers beyond 2**53 lose precision. Rewrite the pattern in the "
-    "syntax both share, or keep the number within 2**53.",
-    'signature f() -> {code :string @pattern("^(?P<word>[a-z]+)$")}\n',
+    "The TypeScript validators check the same rules as the Python ones, with one limit: "
+    "numbers are doubles, so integers beyond 2**53 lose precision. Keep the number within "
+    "2**53.",
+    "signature f() -> {n :int = 9007199254740993}\n",
 )
 
 INVALID_SUPPRESSION = Code(
@@ -756,29 +756,33 @@ UNPORTABLE_PATTERN = Code(
     "unportable-pattern",
     Phase.CHECK,
     E,
-    "`@pattern` uses {what} (`{part}`), which JSON Schema's patterns, JavaScript and Python "
-    "3.10 do not have",
-    "A `@pattern` holds a possessive quantifier or an atomic group.",
-    "`a++`, `a*+`, `a{2,}+` and `(?>...)` are not in ECMA-262, the regex dialect JSON Schema "
-    "and every provider's decoder read `pattern` in, nor in JavaScript or Python before "
-    "3.11: the generated TypeScript would throw, and the generated Python package would fail "
-    "to import on Python 3.10. Write the plain form (`a+`); if what follows cannot match what "
-    "the repetition matches, it means the same.",
-    'signature f() -> {code :string @pattern("^[a-z]++$")}\n',
+    "`@pattern` uses `{part}`, {what}: outside the regular-expression syntax that JSON "
+    "Schema (ECMA-262), the Python and TypeScript validators and the decoding engines share",
+    "A `@pattern` uses syntax one of the regex engines lacks or reads differently.",
+    "A `@pattern` means what ECMA-262 (JavaScript, Unicode mode) means by it, as JSON Schema "
+    "says: the provider's decoder, the TypeScript validators and the Python ones (which run a "
+    "translation) must agree on every string. So sigspec accepts only the syntax all of them "
+    "read alike, and rejects: Python-only syntax (`(?P<name>...)`, `(?P=name)`, `(?#...)`, "
+    "inline flags such as `(?i)`, `\\A`, `\\Z`, possessive quantifiers `a++` and atomic "
+    "groups `(?>...)`, which Python 3.10 lacks too); back-references (`\\1`, `\\k<name>`: "
+    "the decoders are automata without them, and Python and ECMA-262 disagree on a group that "
+    "did not take part); Unicode property escapes (`\\p{L}`: Python's `re` has none). "
+    "Write the portable form: `(?<name>...)` for a named group, `^` and `$` for the ends, "
+    "`[Aa]` for one letter in either case, the repeated text spelled out.",
+    'signature f() -> {code :string @pattern("^(?P<word>[a-z]+)$")}\n',
 )
 PATTERN_NOT_ANALYSED = Code(
     "pattern-not-analysed",
     Phase.CHECK,
     W,
     "`@pattern` was not checked for slow backtracking: {reason}",
-    "A `@pattern` is too large or uses syntax the ReDoS check does not follow.",
+    "A `@pattern` is too large for the ReDoS check.",
     "sigspec checks every `@pattern` for exponential or polynomial backtracking (see "
     "`slow-pattern`). A pattern it cannot analyse (more character positions or "
-    "combinations than its budget, or syntax such as the verbose flag `(?x)` or a "
-    "conditional group) is reported rather than passed unchecked, since it may be slow. "
-    "Simplify or split the pattern (bounded repetitions, fewer alternatives), or suppress "
-    "with a reason once you have checked it.",
-    'signature f() -> {code :string @pattern("(?x) ^ [a-z]+ $")}\n',
+    "combinations than its budget) is reported rather than passed unchecked, since it may "
+    "be slow. Simplify or split the pattern (bounded repetitions, fewer alternatives), or "
+    "suppress with a reason once you have checked it.",
+    'signature f() -> {code :string @pattern("^(?:[a-z]{1,9}[0-9]{1,9}){1,9}$")}\n',
 )
 # Types that every emitter walks with their named types followed (semantics/graphs.py).
 TYPE_TOO_DEEP = Code(

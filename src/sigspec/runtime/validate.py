@@ -52,6 +52,7 @@ from .common import (
     shown,
     too_deep,
 )
+from .ecma import compiled as ecma_pattern
 from .formats import (
     format_error,
     is_date,
@@ -813,9 +814,11 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
     if keyword == "maxItems" and items and len(value) > bound:
         return f"more than {bound} items"
     if keyword == "pattern" and text:
-        import re
-
-        if not re.search(bound, value):
+        try:
+            found = ecma_pattern(bound).search(value)
+        except (ValueError, RecursionError, OverflowError):
+            return f"the pattern {shown(bound)} is not a portable regular expression"
+        if found is None:
             return f"does not match the pattern {shown(bound)}"
     if keyword == "format" and text:
         problem = format_error(bound, value)

@@ -455,25 +455,3 @@ def parse(pattern: str) -> Node | None:
     """The pattern's tree, or None when it uses syntax this parser does not follow."""
     node = read(pattern)
     return None if isinstance(node, str) else node
-
-
-def unportable(pattern: str) -> tuple[str, str] | None:
-    """The first possessive quantifier or atomic group of a pattern, as (what it is, its
-    text): syntax ECMA-262 and Python 3.10 lack. None when there is none, or when this
-    parser cannot follow the pattern (`pattern-not-analysed` says so)."""
-    node = parse(pattern)
-    stack = [node] if node is not None else []
-    while stack:
-        node = stack.pop()
-        match node:
-            case Repeat(body, atomic=True, start=start, end=end):
-                atomic = pattern.startswith("(?>", start)
-                what = "an atomic group" if atomic else "a possessive quantifier"
-                return what, pattern[start:end]
-            case Repeat(body):
-                stack.append(body)
-            case Seq(items):
-                stack.extend(reversed(items))
-            case Alt(options):
-                stack.extend(reversed(options))
-    return None

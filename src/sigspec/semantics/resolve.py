@@ -14,6 +14,7 @@ from typing import Any, assert_never
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
+from sigspec.runtime.ecma import Unportable, to_python
 from sigspec.runtime.formats import CHECKS
 from sigspec.semantics import ir
 from sigspec.semantics.attributes import FIELD, PIPELINE, SIGNATURE, TOOL, TYPE, read_attributes
@@ -166,15 +167,26 @@ class Resolver:
         return tuple(out)
 
     def _pattern_compiles(self, regex: str, f: ast.Field) -> bool:
-        """Report a pattern that does not compile; the IR leaves it out, so that no later
-        stage (the default's check, the targets) ever compiles it again."""
+        """Report a pattern that is no ECMA-262 pattern, or lies outside the subset the
+        engines share (`runtime/ecma.py`), or whose Python translation does not compile; the
+        IR leaves it out, so that no later stage (the default's check, the targets) ever
+        reads it again."""
+        span = next(a.span for a in f.attrs if a.name == "pattern")
         try:
             with warnings.catch_warnings():
                 # Python warns about syntax it may change (nested sets); not the user's concern.
                 warnings.simplefilter("ignore")
-                re.compile(regex)
-        except (re.error, RecursionError, OverflowError) as exc:
-            span = next(a.span for a in f.attrs if a.name == "pattern")
+                re.compile(to_python(regex))
+        except Unportable as exc:
+            self.diagnostics.append(
+                codes.UNPORTABLE_PATTERN.at(self.source, span, what=exc.what, part=exc.part)
+            )
+            return False
+        except re.error as exc:  # lookbehind of varying length
+            reason = f"Python cannot run it: {exc}"
+            self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=reason))
+            return False
+        except (ValueError, RecursionError, OverflowError) as exc:
             self.diagnostics.append(codes.INVALID_PATTERN.at(self.source, span, reason=exc))
             return False
         return True

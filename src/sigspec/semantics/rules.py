@@ -66,11 +66,6 @@ class SlowPatterns:
     def __init__(self) -> None:
         self._found: dict[str, Finding | None] = {}
 
-    def unportable(self, regex: str) -> tuple[str, str] | None:
-        from sigspec.semantics.regex import unportable
-
-        return unportable(regex)
-
     def finding(self, regex: str) -> Finding | None:
         from sigspec.semantics.redos import analyse
 
@@ -155,12 +150,8 @@ def _default(site: FieldSite, defaults: Defaults) -> Iterator[Diagnostic]:
 
 
 def _slow_pattern(site: FieldSite, patterns: SlowPatterns) -> Iterator[Diagnostic]:
-    """Patterns a crafted reply can make backtrack for seconds or forever (ReDoS), and
-    patterns in syntax the targets' regex engines lack."""
-    for c in site.field.constraints:
-        if isinstance(c, ir.Pattern) and (bad := patterns.unportable(c.regex)) is not None:
-            span = _attr_span(site, "pattern")
-            yield codes.UNPORTABLE_PATTERN.at(site.source, span, what=bad[0], part=bad[1])
+    """Patterns a crafted reply can make backtrack for seconds or forever (ReDoS). (Syntax
+    outside the portable subset never reaches the IR: `resolve` reports it.)"""
     for c in site.field.constraints:
         if isinstance(c, ir.Pattern) and (found := patterns.finding(c.regex)) is not None:
             if not found.analysed:

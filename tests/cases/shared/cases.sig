@@ -92,3 +92,20 @@ signature formats() -> {
   relative :string? @format("relative-json-pointer"),
   template :string? @format("uri-template") # sigspec: ignore[unchecked-format] passes unchecked in both
 }
+
+## `@pattern` means what ECMA-262 (Unicode mode) means, in both runtimes (runtime/ecma.py):
+## `$` only at the end, ASCII `\d` `\w` `\b`, ECMA-262's `\s`, `.` stopping at every line
+## terminator, astral characters as one.
+signature patterns() -> {
+  zip :string? @pattern("^[0-9]{5}$"),
+  digits :string? @pattern("^\\d+$"),
+  word :string? @pattern("^\\w+$"),
+  space :string? @pattern("^a\\sb$"),
+  solid :string? @pattern("^\\S+$"),
+  dot :string? @pattern("^a.b$"),
+  boundary :string? @pattern("\\bcat\\b"),
+  one :string? @pattern("^.$"),
+  range :string? @pattern("^[\\u{1F600}-\\u{1F64F}]+$"),
+  free :string? @pattern("^[^\\S\\n]+$"),
+  search :string? @pattern("[0-9]")
+}

@@ -24,6 +24,7 @@ from typing import assert_never
 
 from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.names import Namespace, local_name, local_namespace, snake
+from sigspec.runtime.ecma import to_python
 from sigspec.runtime.formats import CHECKS as FORMAT_CHECKS
 from sigspec.semantics import ir
 from sigspec.semantics.descriptors import constraints as constraint_pairs
@@ -610,7 +611,8 @@ class FastPaths:
             kind_of_guard, test = _RULES[keyword]
             return guards[kind_of_guard] + test.format(v=v, b=_bound(bound, kind))
         if keyword == "pattern":
-            node = ps.call("re.compile", ps.code(ps.string(str(bound))))
+            # ECMA-262's meaning, translated (the checker has proven it translates).
+            node = ps.call("re.compile", ps.code(ps.string(to_python(str(bound)))))
             name = self.constant(self.hint(v), "PATTERN", node)
             return f"{guards['text']}{name}.search({v}) is None"
         if keyword == "format" and isinstance(bound, str) and bound in FORMAT_CHECKS:

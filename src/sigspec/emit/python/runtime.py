@@ -14,6 +14,7 @@ from sigspec.infra.resources import package_root
 # runtime module -> its name in a generated package
 SHIPPED = {
     "common": "_common",
+    "ecma": "_ecma",
     "formats": "_formats",
     "validate": "_runtime",
     "reply": "_reply",

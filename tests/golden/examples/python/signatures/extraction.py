@@ -97,7 +97,7 @@ _BAD: Any = object()  # a named type's check: "invalid"
 _is_datetime = _rt.is_datetime
 _finite = _rt.all_finite
 
-INVOICE_NUMBER_PATTERN = re.compile("^[A-Z0-9-]+$")
+INVOICE_NUMBER_PATTERN = re.compile("^[A-Z0-9\\-]+\\Z")
 _is_date = _rt.is_date
 CURRENCY_VALUES = frozenset({"USD", "EUR", "GBP"})
 
