@@ -11,7 +11,8 @@ Imported only by the Python target: never on the `lint` or `fmt` path.
 The models need pydantic and nothing else: of the string formats, only date-time, date, time
 and uuid become types (`datetime`, `date`, `time`, `UUID`, all the standard library's); the
 others are left out of the document, so that their fields stay `str` (no `EmailStr`, which
-needs email-validator, and no `AnyUrl`, which rewrites the value). The validators check them.
+needs email-validator, and no `AnyUrl`, which rewrites the value). So are patterns. The
+validators check both.
 """
 
 from __future__ import annotations
@@ -67,10 +68,15 @@ _MAP = ("properties", "$defs", "patternProperties", "dependentSchemas")
 
 
 def untyped_formats(schema: Any) -> Any:
-    """`schema` without the `format` keywords that do not become a type in the models."""
+    """`schema` without the `format` keywords that do not become a type in the models, and
+    without `pattern`: pydantic would run it with its own engine (Unicode digits and word
+    boundaries, its own spaces), refusing values the validators accept as ECMA-262 means
+    them. The validators check patterns before a model is built."""
     if not isinstance(schema, dict):
         return schema
-    out = {k: v for k, v in schema.items() if k != "format" or v in TYPED_FORMATS}
+    out = {
+        k: v for k, v in schema.items() if k != "pattern" and (k != "format" or v in TYPED_FORMATS)
+    }
     for key in _ONE:
         if key in out:
             out[key] = untyped_formats(out[key])

@@ -50,7 +50,7 @@ class ReadInvoiceInput(BaseModel):
 
 class ReadInvoiceOutput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    invoice_number: Annotated[str, Field(pattern="^[A-Z0-9-]+$")]
+    invoice_number: str
     issue_date: date
     currency: Literal["USD", "EUR", "GBP"]
     line_items: Annotated[list[LineItem], Field(min_length=1)]
