@@ -183,3 +183,18 @@ def test_examples_render_with_their_inputs() -> None:
         "Summarise the following for kids in at most 50 words.\n"
         "Focus on: cost\nFocus on: risk\nDOC\n"
     )
+
+
+def test_a_list_of_closed_maps_keeps_the_extra_keys_clause(tmp_path: Path) -> None:
+    """The validators reject extra keys in the items of a list output, so the Response
+    Format block says so; only where extra keys are allowed does the clause go away."""
+    text = (
+        "signature rows(q :string) -> [{a :int}]\n"
+        "signature tags(q :string) -> [:string]\n"
+        "@allow_extra_keys\nsignature loose(q :string) -> {a :int}\n"
+    )
+    files = compile_prompts(tmp_path, text)
+    clause = "of the expected schema. Do not add extra keys.\n"
+    assert clause in files["prompts/rows/user.mustache"]
+    assert clause not in files["prompts/tags/user.mustache"]
+    assert clause not in files["prompts/loose/user.mustache"]

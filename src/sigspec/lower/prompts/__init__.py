@@ -37,12 +37,11 @@ def response_format(sig: ir.Signature, project: ir.Project) -> ResponseFormat:
     out = strip_optional(sig.output, project.types)
     container = {ir.MapOf: "object", ir.ListOf: "array"}.get(type(out), "value")
     article = "an" if container[0] in "aeiou" else "a"
-    open_map = isinstance(out, ir.MapOf) and out.open
-    extra = (
-        "."
-        if sig.allow_extra_keys or open_map or container != "object"
-        else (". Do not add extra keys.")
-    )
+    # The clause stays wherever the validators reject extra keys: a closed map at the root,
+    # or as the items of a list at the root.
+    item = strip_optional(out.item, project.types) if isinstance(out, ir.ListOf) else None
+    closed = any(isinstance(t, ir.MapOf) and not t.open for t in (out, item))
+    extra = ". Do not add extra keys." if closed and not sig.allow_extra_keys else "."
     return ResponseFormat(article, container, extra)
 
 

@@ -46,7 +46,7 @@ Return ONLY a single fenced JSON code block. Do not include any text
 before or after the block.
 
 The top-level JSON value MUST be an array that matches the fields
-of the expected schema.
+of the expected schema. Do not add extra keys.
 """
 
 RANK_RESULTS_RETRY = """\
