@@ -25,6 +25,7 @@ import jinja2
 
 from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.imports import Aliases, relative
+from sigspec.emit.python.pytypes import PRIMITIVES
 from sigspec.lower.names.python import (
     CLIENT_MODULE_NAMES,
     constant,
@@ -38,19 +39,6 @@ from sigspec.lower.templating import render
 from sigspec.lower.views import Lowered, Module
 from sigspec.semantics import ir
 from sigspec.semantics.types import deref
-
-_PRIM: Mapping[ir.PrimKind, str] = ir.per_primitive(
-    {
-        "string": "str",
-        "keyword": "str",
-        "datetime": "str",
-        "int": "int",
-        "float": "float",
-        "bool": "bool",
-        "any": "Any",
-        "map": "dict[str, Any]",
-    }
-)
 
 # Names a module-level name of a client module never takes: what the module imports and the
 # builtins its annotations use (`CLIENT_MODULE_NAMES`), and the keywords (an alias named
@@ -88,7 +76,7 @@ class Annotations:
     def of(self, t: ir.TypeRef, seen: tuple[str, ...] = ()) -> str:
         match t:
             case ir.Prim(kind):
-                return _PRIM[kind]
+                return PRIMITIVES[kind]
             case ir.ListOf(item):
                 return f"list[{self.of(item, seen)}]"
             case ir.MapOf():

@@ -84,7 +84,19 @@ class Json:
         return _JsonPrinter().flat(self.value)
 
 
-Node = Code | Pair | Brackets | Json
+@dataclass(frozen=True)
+class Union:
+    """`A | B | None` in a type: on one line, else split before each `|` (ruff's layout of a
+    binary expression inside brackets)."""
+
+    members: tuple[Node, ...]
+
+    @functools.cached_property
+    def text(self) -> str:
+        return " | ".join(m.text for m in self.members)
+
+
+Node = Code | Pair | Brackets | Json | Union
 
 
 def string(text: str) -> str:
@@ -176,7 +188,7 @@ def lit(value: object) -> Node:
         return Brackets("", "(", tuple(lit(v) for v in value), ")", "tuple")
     if isinstance(value, Sequence):
         return Brackets("", "[", tuple(lit(v) for v in value), "]")
-    if isinstance(value, Code | Pair | Brackets | Json):
+    if isinstance(value, Code | Pair | Brackets | Json | Union):
         return value
     raise TypeError(f"no literal for {type(value).__name__}")
 
@@ -278,6 +290,12 @@ def render(node: Node, indent: int = 0, head: int = 0, tail: int = 0) -> str:
     if "\n" not in one_line and len(INDENT) * indent + head + width(one_line) + tail <= WIDTH:
         return one_line
     match node:
+        case Union(members) if members:
+            pad = INDENT * indent
+            lines = [render(members[0], indent, head, 0)]
+            lines += [pad + "| " + render(m, indent, 2, 0) for m in members[1:-1]]
+            lines.append(pad + "| " + render(members[-1], indent, 2, tail))
+            return "\n".join(lines)
         case Pair(key, sep, value):
             return key + sep + render(value, indent, head + width(key + sep), tail)
         case Brackets(head_text, open_, items, close, kind) if items:

@@ -20,7 +20,8 @@ from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.names import Namespace, pascal
 from sigspec.semantics import ir
 
-_PRIMS: Mapping[ir.PrimKind, str] = ir.per_primitive(
+# Each primitive's annotation in generated Python (the client modules use it too).
+PRIMITIVES: Mapping[ir.PrimKind, str] = ir.per_primitive(
     {
         "string": "str",
         "keyword": "str",
@@ -140,7 +141,7 @@ class PyTypes:
         """The annotation of a value of `t`; maps inside get TypedDicts named after `hint`."""
         match t:
             case ir.Prim(kind):
-                return _ann(_PRIMS[kind])
+                return _ann(PRIMITIVES[kind])
             case ir.ListOf(item):
                 return Ann((ps.subscript("list", self.of(item, hint + "Item").node()),))
             case ir.Optional(inner):

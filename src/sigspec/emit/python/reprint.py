@@ -10,49 +10,21 @@ thing the generator writes that a reprint would drop, and it writes none.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from sigspec.emit.python import pysource
-from sigspec.emit.python.pysource import INDENT, WIDTH, Brackets, Code, Node, Pair, width
+from sigspec.emit.python.pysource import (
+    INDENT,
+    WIDTH,
+    Brackets,
+    Code,
+    Node,
+    Union,
+    render,
+    width,
+)
 
 # Modules a models module imports from that are not the standard library's.
 _THIRD_PARTY = frozenset({"pydantic"})
-
-
-@dataclass(frozen=True)
-class Union(Code):
-    """`A | B | None`: `text` on one line; split before each `|` where it does not fit
-    (ruff's layout of a binary expression, which `pysource` does not print)."""
-
-    members: tuple[Node, ...] = ()
-
-
-def union(members: tuple[Node, ...]) -> Union:
-    return Union(" | ".join(pysource.flat(m) for m in members), members)
-
-
-def render(node: Node, indent: int, head: int = 0, tail: int = 0) -> str:
-    """`pysource.render`, which also splits a `Union` inside brackets it opens."""
-    one_line = pysource.flat(node)
-    if len(INDENT) * indent + head + width(one_line) + tail <= WIDTH:
-        return one_line
-    match node:
-        case Union(_, members) if members:
-            pad = INDENT * indent
-            lines = [render(members[0], indent, head, 0)]
-            lines += [pad + "| " + render(m, indent, 2, 0) for m in members[1:-1]]
-            lines.append(pad + "| " + render(members[-1], indent, 2, tail))
-            return "\n".join(lines)
-        case Pair(key, sep, value):
-            return key + sep + render(value, indent, head + width(key + sep), tail)
-        case Brackets(head_text, open_, items, close, kind) if items:
-            inner = INDENT * (indent + 1)
-            comma = "" if kind == "subscript" and len(items) == 1 else ","
-            lines = [head_text + open_]
-            lines += [inner + render(i, indent + 1, 0, len(comma)) + comma for i in items]
-            lines.append(INDENT * indent + close)
-            return "\n".join(lines)
-    return one_line
 
 
 def reprint(module: str, header: str) -> str:
@@ -230,7 +202,7 @@ def _node(e: ast.expr) -> Node:
             )
             return Brackets("", "{", pairs, "}")
         case ast.BinOp(op=ast.BitOr()):
-            return union(tuple(_node(m) for m in _members(e)))
+            return Union(tuple(_node(m) for m in _members(e)))
         case ast.Name() | ast.Attribute() | ast.UnaryOp(ast.USub(), ast.Constant()):
             return pysource.code(ast.unparse(e))
     raise RuntimeError(f"unexpected expression in a models module: {ast.unparse(e)[:80]}")
