@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import re
 import sys
 import threading
 import time
@@ -511,7 +512,9 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
             assert spec.fragments == json.loads(json.dumps(_used(lowered, sig)))
         source = Path(str(module.__file__)).read_text(encoding="utf-8")
         # Each fragment names its schema constant rather than repeating the schema.
-        assert source.count('"parameters": R0_SCHEMA') == 1
+        for sig in (s for s in project.signatures if s.mode == "json"):
+            stem = sig.name.upper()
+            assert re.search(rf'"parameters": {stem}_SCHEMA(_OPENAI)?,', source), stem
     finally:
         sys.path.remove(str(folder))
         for name in [m for m in sys.modules if m == "framed" or m.startswith("framed.")]:
