@@ -1249,10 +1249,10 @@ function tagSpans(text: string): [number, number][] {
   return spans;
 }
 
-/** A whole reply that is a JSON number or boolean (no `null`, no bare words): the natural
- * answer when the output is a scalar. */
+/** A whole reply that is a JSON number, boolean or null (no bare words): the natural answer
+ * when the output is a scalar; `null` is an answer only where the output admits null. */
 const SCALAR =
-  /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false)$/;
+  /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)$/;
 
 /** Every explicit candidate in order, each sliced only when asked for. */
 function* allCandidates(text: string): Generator<string> {
