@@ -2043,13 +2043,16 @@ export interface ToolCall {
   arguments?: unknown;
   [key: string]: unknown;
 }
-/** What the callback may return: the reply text, or {content, tool_calls, tokens}. */
+/** What the callback may return: the reply text, or {content, tool_calls, tokens} with the
+ * model's `refusal` (which ends the call) and its `reasoning` (kept, never parsed). */
 export type LlmReply =
   | string
   | {
       content?: string | null;
       tool_calls?: ToolCall[] | null;
       tokens?: Record<string, number> | null;
+      refusal?: string | null;
+      reasoning?: string | null;
     };
 export type Llm = (request: Request) => LlmReply | Promise<LlmReply>;
 
@@ -2057,6 +2060,8 @@ export interface Reply {
   content: string | null;
   tool_calls: ToolCall[];
   tokens: Record<string, number>;
+  refusal: string | null;
+  reasoning: string | null;
 }
 export interface Turn {
   request: Request;
@@ -2126,6 +2131,18 @@ export class JsonEnforcementError extends Error {
   }
 }
 
+/** The model (or the provider's filter) refused to answer: `.refusal` says why. No retry
+ * follows, since asking again with the refused reply as feedback would not change it. */
+export class RefusalError extends JsonEnforcementError {
+  readonly refusal: string;
+  constructor(signature: string, step: Step<null>, refusal: string) {
+    super(signature, step);
+    this.name = "RefusalError";
+    this.refusal = refusal;
+    this.message = `${signature}: the model refused to answer on turn ${step.turns.length}: ${Array.from(refusal).slice(0, REPLY_LIMIT).join("")}`;
+  }
+}
+
 /** The callback returned something that is neither text nor {content, tool_calls, tokens}. */
 export class CallbackError extends TypeError {
   constructor(message: string) {
@@ -2167,7 +2184,13 @@ export function retryValues(
 
 export function readReply(raw: unknown): Reply {
   if (typeof raw === "string")
-    return { content: raw, tool_calls: [], tokens: {} };
+    return {
+      content: raw,
+      tool_calls: [],
+      tokens: {},
+      refusal: null,
+      reasoning: null,
+    };
   if (!isMap(raw))
     throw new CallbackError(
       `the llm callback returned ${kindOf(raw)}, not a string or an object`,
@@ -2190,7 +2213,22 @@ export function readReply(raw: unknown): Reply {
     for (const [key, value] of Object.entries(given))
       if (isInt(value)) put(tokens, key, value);
   }
-  return { content, tool_calls: calls.map((c) => ({ ...c })), tokens };
+  const texts: Record<string, string | null> = {};
+  for (const key of ["refusal", "reasoning"]) {
+    const text = raw[key] ?? null;
+    if (text !== null && typeof text !== "string")
+      throw new CallbackError(
+        `the llm callback's \`${key}\` must be a string or null`,
+      );
+    texts[key] = text === "" ? null : text;
+  }
+  return {
+    content,
+    tool_calls: calls.map((c) => ({ ...c })),
+    tokens,
+    refusal: texts["refusal"] ?? null,
+    reasoning: texts["reasoning"] ?? null,
+  };
 }
 
 function addUsage(
@@ -2247,9 +2285,94 @@ function asTool(request: Request, spec: Spec): Request {
   const tool = {
     name: RESPOND_TOOL,
     description: spec.doc || "Return your response",
-    parameters: spec.schema(),
+    parameters: toolParameters(spec.schema())[0],
   };
   return { ...request, tools: [tool], tool_choice: { tool: RESPOND_TOOL } };
+}
+
+/** An output's schema as a tool's parameters, which every provider wants an object: a root
+ * `$ref` to a map is that map (its `$defs` kept for recursion), any other root that is no
+ * map goes under a key (`items` for a list, else `result`), which is returned with it. */
+export function toolParameters(
+  schema: unknown,
+): [Record<string, unknown>, string | null] {
+  const root: Record<string, unknown> = isMap(schema) ? { ...schema } : {};
+  const defs = isMap(root["$defs"]) ? root["$defs"] : {};
+  delete root["$defs"];
+  const target = root["$ref"];
+  const name =
+    typeof target === "string" && target.startsWith("#/$defs/")
+      ? target.slice("#/$defs/".length)
+      : null;
+  const found = name !== null && hasOwn(defs, name) ? defs[name] : null;
+  if (isMap(found) && found["type"] === "object") {
+    delete root["$ref"];
+    return [{ ...found, ...root, $defs: defs }, null];
+  }
+  const withDefs = Object.keys(defs).length > 0 ? { $defs: defs } : {};
+  if (root["type"] === "object") return [{ ...root, ...withDefs }, null];
+  const key = root["type"] === "array" ? "items" : "result";
+  const wrapper = {
+    type: "object",
+    properties: { [key]: root },
+    required: [key],
+    additionalProperties: false,
+  };
+  return [{ ...wrapper, ...withDefs }, key];
+}
+
+/** The answer inside the wrapper of a forced tool's parameters: only an object that is exactly
+ * `{key: ...}` whose content is a valid answer. */
+function unwrapped<T>(
+  value: unknown,
+  key: string | null,
+  parse: (text: string) => ParseResult<T>,
+): ParseResult<T> | null {
+  if (key === null || !isMap(value)) return null;
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || keys[0] !== key) return null;
+  let parsed: ParseResult<T>;
+  try {
+    parsed = parse("```json\n" + dumps(value[key], true) + "\n```");
+  } catch (e) {
+    if (e instanceof ReplyError || e instanceof ValidationError) return null;
+    throw e;
+  }
+  const note: Issue = [
+    "root",
+    `unwrapped the answer from the provider's {${shown(key)}: ...}`,
+  ];
+  return { ...parsed, repairs: [note, ...parsed.repairs] };
+}
+
+function decoded(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function refused(
+  spec: Spec,
+  turns: Turn[],
+  turn: Turn,
+  usage: Record<string, number>,
+): never {
+  const refusal = turn.reply.refusal ?? "";
+  const shortened = Array.from(refusal).slice(0, REPLY_LIMIT).join("");
+  const errors: Issue[] = [
+    ["root", `the model refused to answer: ${shortened}`],
+  ];
+  turns.push({ ...turn, errors });
+  const failed: Step<null> = {
+    return: null,
+    turns,
+    usage,
+    fail: { reason: "the model refused to answer", errors },
+    fieldDescriptions: {},
+  };
+  throw new RefusalError(spec.name, failed, refusal);
 }
 
 function answerText(reply: Reply, structured: string): string {
@@ -2282,19 +2405,52 @@ export async function runJson<T>(
   const budget = options.maxTurns ?? spec.maxTurns;
   if (!(budget >= 1)) throw new RangeError("maxTurns must be at least 1");
   let request = firstRequest(spec, values, options.fieldDescriptions ?? {});
-  if (structured === "tool") request = asTool(request, spec);
+  let key: string | null = null;
+  if (structured === "tool") {
+    request = asTool(request, spec);
+    key = toolParameters(spec.schema())[1];
+  }
+  const parseOne = (text: string): ParseResult<T> =>
+    parse(text, options.limits);
   const turns: Turn[] = [];
   const usage: Record<string, number> = {};
   let errors: Issue[] = [];
   for (let turn = 0; turn < budget; turn++) {
     const reply = readReply(await llm(request));
     addUsage(usage, reply.tokens);
+    if (reply.refusal !== null)
+      refused(spec, turns, { request, reply, errors: [], repairs: [] }, usage);
     const text = answerText(reply, structured);
     let parsed: ParseResult<T>;
     try {
-      parsed = parse(text, options.limits);
+      parsed = parseOne(text);
+      // An output the wrapper itself is valid for (`:any`) still gets the inside.
+      const inside = unwrapped(parsed.value, key, parseOne);
+      if (inside !== null) {
+        const [note, ...rest] = inside.repairs;
+        parsed = {
+          ...inside,
+          repairs: [...(note ? [note] : []), ...parsed.repairs, ...rest],
+        };
+      }
     } catch (e) {
       if (!(e instanceof ReplyError || e instanceof ValidationError)) throw e;
+      const inside = unwrapped(decoded(text), key, parseOne);
+      if (inside !== null) {
+        turns.push({
+          request,
+          reply,
+          errors: [],
+          repairs: [...inside.repairs],
+        });
+        return {
+          return: inside.value,
+          turns,
+          usage,
+          fail: null,
+          fieldDescriptions: { ...spec.descriptions },
+        };
+      }
       errors = errorList(e);
       turns.push({ request, reply, errors, repairs: [] });
       const feedback = render(spec.retry ?? "", retryValues(text, errors));
@@ -2335,6 +2491,7 @@ export async function runText(
   const request = firstRequest(spec, values, options.fieldDescriptions ?? {});
   const reply = readReply(await llm(request));
   const turn: Turn = { request, reply, errors: [], repairs: [] };
+  if (reply.refusal !== null) refused(spec, [], turn, { ...reply.tokens });
   return {
     return: reply.content ?? "",
     turns: [turn],
