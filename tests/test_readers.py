@@ -122,7 +122,8 @@ def anthropic_response(*blocks: Any, stop: str = "end_turn") -> anthropic_types.
         content=list(blocks),
         stop_reason=stop,  # type: ignore[arg-type]
         stop_sequence=None,
-        usage=anthropic_types.Usage(input_tokens=11, output_tokens=4),
+        # 11 tokens read in all: input_tokens leaves out those read from the cache.
+        usage=anthropic_types.Usage(input_tokens=5, cache_read_input_tokens=6, output_tokens=4),
     )
 
 
@@ -144,7 +145,10 @@ def gemini_response(
             else None
         ),
         usage_metadata=gemini_types.GenerateContentResponseUsageMetadata(
-            prompt_token_count=11, candidates_token_count=4, thoughts_token_count=9
+            # 4 tokens written in all: the candidates' count leaves out the thoughts.
+            prompt_token_count=11,
+            candidates_token_count=1,
+            thoughts_token_count=3,
         ),
     )
 
@@ -216,6 +220,21 @@ def test_each_sdk_answer_reads_into_the_same_typed_result(
     assert step.return_.model_dump() == ANSWER
     assert step.usage == {"input": 11, "output": 4} and len(step.turns) == 1
     assert step.turns[0].reply.reasoning == (None if provider == "openai" else THOUGHT)
+
+
+def test_openai_compatible_servers_reasoning_is_kept_apart(pkg: ModuleType) -> None:
+    """vLLM and DeepSeek send `reasoning_content`, newer vLLM, Ollama's /v1 and OpenRouter
+    `reasoning`: extra fields the SDK's message keeps."""
+    client = runtime(pkg)
+    for key in ("reasoning_content", "reasoning"):
+        made = openai_response(GOOD)
+        dumped = made.model_dump()
+        dumped["choices"][0]["message"][key] = THOUGHT
+        rebuilt = ChatCompletion.model_validate(dumped).model_dump()
+        assert rebuilt["choices"][0]["message"][key] == THOUGHT
+        step = pkg.rate(text="x", llm=replying(client.read_openai, rebuilt))
+        assert step.return_.model_dump() == ANSWER
+        assert step.turns[0].reply.reasoning == THOUGHT
 
 
 def tool_calls(provider: str) -> list[tuple[str, Any]]:

@@ -675,6 +675,13 @@ def _word(value: Any) -> str | None:
     return str.__str__(value) if isinstance(value, str) else None
 
 
+def _sum(*counts: Any) -> int | None:
+    """Token counts added up (those given), so that every provider's `input` and `output`
+    count the same tokens: all the prompt read, all the model wrote."""
+    given = [n for n in counts if type(n) is int]
+    return sum(given) if given else None
+
+
 def _joined(texts: list[str]) -> str | None:
     return "".join(texts) if texts else None
 
@@ -739,7 +746,14 @@ def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
             name, arguments = block.get("name"), block.get("input")
             calls.append({"id": block.get("id"), "name": name, "arguments": arguments})
     usage = _object(response.get("usage"))
-    tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
+    tokens = {  # input_tokens leaves out the tokens read from and written to the cache
+        "input": _sum(
+            usage.get("input_tokens"),
+            usage.get("cache_creation_input_tokens"),
+            usage.get("cache_read_input_tokens"),
+        ),
+        "output": usage.get("output_tokens"),
+    }
     refusal = None
     if _word(response.get("stop_reason")) == "refusal":
         said = "".join(texts).strip()
@@ -772,9 +786,12 @@ def read_gemini(response: Mapping[str, Any]) -> dict[str, Any]:
         if call
     ]
     usage = _object(_either(response, "usageMetadata", "usage_metadata"))
-    tokens = {
+    tokens = {  # the candidates' count leaves out the thinking tokens, billed as output
         "input": _either(usage, "promptTokenCount", "prompt_token_count"),
-        "output": _either(usage, "candidatesTokenCount", "candidates_token_count"),
+        "output": _sum(
+            _either(usage, "candidatesTokenCount", "candidates_token_count"),
+            _either(usage, "thoughtsTokenCount", "thoughts_token_count"),
+        ),
     }
     return _answer(
         _joined(answer),
