@@ -52,14 +52,12 @@ THOUGHT = "The review praises the product."
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """The client module of SIG's package (`readers`), its runtime as `pkg._client`."""
+    """The client module of SIG's package (`readers`); it imports its runtime as `_client`."""
     folder, _ = write_python_package(tmp_path_factory.mktemp("readers"), SIG, "readers")
     sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
     sys.path.insert(0, str(folder))
     try:
-        module = importlib.import_module("readers.client.p")
-        module._client = importlib.import_module("readers._client")  # type: ignore[attr-defined]
-        yield module
+        yield importlib.import_module("readers.client.p")
     finally:
         sys.path.remove(str(folder))
         sys.dont_write_bytecode = before
