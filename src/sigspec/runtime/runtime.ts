@@ -287,11 +287,12 @@ const depthMessage = (depth: number): string =>
 // same text two ways) and take no `u` flag: with it, `i` would let `ſ` stand for `s` and the
 // Kelvin sign for `k`, where Python's ASCII flag folds ASCII letters only.
 
-// Fields in range by the pattern alone; the day of the month (past 28) and a leap second
-// (second 60) are then checked in code, only when they occur.
+// Fields in range by the pattern alone; the day of the month (past 28) and the year 0000
+// are then checked in code, only when they occur. No leap second and no year 0: Python's
+// datetime, the generated models' type, holds neither.
 const TIME =
-  String.raw`([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(?:\.[0-9]+)?` +
-  "([Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
+  String.raw`(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?` +
+  "(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
 const DATE = "([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
 const DUR_TIME =
   "T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)";
@@ -356,31 +357,15 @@ function rpartition(text: string, sep: string): [string, string, string] {
     : [text.slice(0, i), sep, text.slice(i + sep.length)];
 }
 
-/** The month has the day (past the 28th, which every month has). */
+/** A year from 0001 whose month has the day (past the 28th, which every month has). */
 function dayOk(year: string, month: string, day: string): boolean {
+  if (year === "0000") return false;
   if (day <= "28") return true;
   if (month === "02") {
     const y = Number(year);
     return day === "29" && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   }
   return day <= "30" || LONG_MONTHS.includes(month);
-}
-
-/** No leap second, or one that ends a UTC day: 23:59 once the offset is undone. */
-function timeOk(
-  hour: string,
-  minute: string,
-  second: string,
-  zone: string,
-): boolean {
-  if (second !== "60") return true;
-  let offset = 0;
-  if (zone !== "Z" && zone !== "z") {
-    offset = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6));
-    offset = zone.startsWith("+") ? offset : -offset;
-  }
-  const utc = (Number(hour) * 60 + Number(minute) - offset + 1440) % 1440;
-  return utc === 23 * 60 + 59;
 }
 
 /** RFC 3339 full-date: YYYY-MM-DD, a day the month has. */
@@ -393,19 +378,15 @@ export function isDate(value: string): boolean {
 
 /** RFC 3339 full-time: hh:mm:ss, an optional fraction and a required offset. */
 export function isTime(value: string): boolean {
-  const found = TIME_FORMAT.exec(value);
-  if (found === null) return false;
-  const [, hour = "", minute = "", second = "", zone = ""] = found;
-  return timeOk(hour, minute, second, zone);
+  return TIME_FORMAT.test(value);
 }
 
 /** RFC 3339 date-time: a full-date, `T` (or `t`), a full-time. */
 export function isDatetime(value: string): boolean {
   const found = DATE_TIME_FORMAT.exec(value);
   if (found === null) return false;
-  const [, year = "", month = "", day = "", hour = "", minute = ""] = found;
-  const [second = "", zone = ""] = found.slice(6);
-  return dayOk(year, month, day) && timeOk(hour, minute, second, zone);
+  const [, year = "", month = "", day = ""] = found;
+  return dayOk(year, month, day);
 }
 
 /** RFC 3339 appendix A duration: `P1Y2M3DT4H5M6S`, `PT36H`, `P2W`, ... */
@@ -525,9 +506,15 @@ export function isRelativeJsonPointer(value: string): boolean {
 
 /** Each format the runtime checks: its test, and what a message says was expected. */
 const FORMATS = new Map<string, readonly [(value: string) => boolean, string]>([
-  ["date-time", [isDatetime, "an RFC 3339 date-time with an offset"]],
-  ["date", [isDate, "an RFC 3339 date"]],
-  ["time", [isTime, "an RFC 3339 time with an offset"]],
+  [
+    "date-time",
+    [
+      isDatetime,
+      "an RFC 3339 date-time with an offset (year 0001 or later, no leap second)",
+    ],
+  ],
+  ["date", [isDate, "an RFC 3339 date (year 0001 or later)"]],
+  ["time", [isTime, "an RFC 3339 time with an offset (no leap second)"]],
   ["duration", [isDuration, "an RFC 3339 duration"]],
   ["email", [isEmail, "an email address"]],
   ["hostname", [isHostname, "a host name"]],
@@ -645,7 +632,10 @@ class Checker {
           return this.fail(path, `expected date-time string, got ${kindOf(v)}`);
         return isDatetime(v)
           ? v
-          : this.fail(path, "expected an RFC 3339 date-time with an offset");
+          : this.fail(
+              path,
+              "expected an RFC 3339 date-time with an offset (year 0001 or later, no leap second)",
+            );
       case "int":
         return this.int(v, path);
       case "float":
