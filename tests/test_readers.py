@@ -179,20 +179,32 @@ def answers(provider: str) -> list[tuple[str, Any]]:
     """(how it was dumped, a dumped response) whose answer is ANSWER as text."""
     if provider == "openai":
         made = openai_response(GOOD)
-        return [("model_dump", made.model_dump()), ("json", json.loads(made.to_json()))]
+        return [
+            ("object", made),
+            ("model_dump", made.model_dump()),
+            ("json", json.loads(made.to_json())),
+        ]
     if provider == "anthropic":
         made = anthropic_response(
             anthropic_types.ThinkingBlock(type="thinking", thinking=THOUGHT, signature="s"),
             anthropic_types.TextBlock(type="text", text=GOOD),
         )
-        return [("model_dump", made.model_dump()), ("json", json.loads(made.to_json()))]
+        return [
+            ("object", made),
+            ("model_dump", made.model_dump()),
+            ("json", json.loads(made.to_json())),
+        ]
     if provider == "gemini":
         made = gemini_response(
             gemini_types.Part(text=THOUGHT, thought=True), gemini_types.Part(text=GOOD)
         )
-        return [(name, dump(made)) for name, dump in GEMINI_DUMPS.items()]
+        return [("object", made), *((name, dump(made)) for name, dump in GEMINI_DUMPS.items())]
     made = ollama_response(GOOD, thinking=THOUGHT)
-    return [("model_dump", made.model_dump()), ("json", json.loads(made.model_dump_json()))]
+    return [
+        ("object", made),  # subscriptable, yet its message is an object too
+        ("model_dump", made.model_dump()),
+        ("json", json.loads(made.model_dump_json())),
+    ]
 
 
 PROVIDERS = ["openai", "anthropic", "gemini", "ollama"]
@@ -205,7 +217,8 @@ CASES = [(p, how, dumped) for p in PROVIDERS for how, dumped in answers(p)]
 def test_each_sdk_answer_reads_into_the_same_typed_result(
     pkg: ModuleType, provider: str, how: str, dumped: Any
 ) -> None:
-    """Content, usage and thoughts of each SDK's response, however it was dumped."""
+    """Content, usage and thoughts of each SDK's response, as the SDK returned it or however
+    it was dumped."""
     read = getattr(runtime(pkg), f"read_{provider}")
     assert read(dumped) == {
         "content": GOOD,
@@ -239,17 +252,19 @@ def tool_calls(provider: str) -> list[tuple[str, Any]]:
     """(how it was dumped, a dumped response) answering through a forced `respond` tool."""
     if provider == "openai":
         made = openai_response(calls=(("respond", GOOD),), finish="tool_calls")
-        return [("model_dump", made.model_dump())]
+        return [("object", made), ("model_dump", made.model_dump())]
     if provider == "anthropic":
         block = anthropic_types.ToolUseBlock(
             type="tool_use", id="toolu_1", name="respond", input=ANSWER
         )
-        return [("model_dump", anthropic_response(block, stop="tool_use").model_dump())]
+        made = anthropic_response(block, stop="tool_use")
+        return [("object", made), ("model_dump", made.model_dump())]
     if provider == "gemini":
         call = gemini_types.FunctionCall(id="fc_1", name="respond", args=ANSWER)
         made = gemini_response(gemini_types.Part(function_call=call))
-        return [(name, dump(made)) for name, dump in GEMINI_DUMPS.items()]
-    return [("model_dump", ollama_response(calls=(("respond", ANSWER),)).model_dump())]
+        return [("object", made), *((name, dump(made)) for name, dump in GEMINI_DUMPS.items())]
+    made = ollama_response(calls=(("respond", ANSWER),))
+    return [("object", made), ("model_dump", made.model_dump())]
 
 
 TOOL_CASES = [(p, how, dumped) for p in PROVIDERS for how, dumped in tool_calls(p)]

@@ -659,6 +659,16 @@ def _text(content: Any) -> Any:
     return "".join(p for p in parts if isinstance(p, str))
 
 
+def _response(raw: Any) -> dict[str, Any]:
+    """A response as the readers take it: the body as JSON, a dump of an SDK's response
+    object, or the object itself (a pydantic model: OpenAI's, Anthropic's, google-genai's and
+    ollama's are), dumped here by alias."""
+    dump = getattr(raw, "model_dump", None)
+    if callable(dump) and not isinstance(raw, Mapping):
+        raw = dump(by_alias=True)
+    return _object(raw)
+
+
 def _either(fields: Mapping[str, Any], *names: str) -> Any:
     """The first of `names` present and not null: a response dumped by alias (the wire's
     camelCase) or by field name (google-genai's `model_dump()` gives snake_case)."""
@@ -702,11 +712,12 @@ def _answer(
     }
 
 
-def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
+def read_openai(response: Any) -> dict[str, Any]:
     """{content, tool_calls, tokens, refusal, reasoning} from a Chat Completions response
-    (`ChatCompletion.model_dump()`, or the body as JSON). `refusal` is the model's refusal
+    (a `ChatCompletion`, its `model_dump()`, or the body as JSON). `refusal` is the model's refusal
     (`message.refusal`, or a reply stopped by the content filter); `reasoning` the thoughts
     some compatible servers return apart (`reasoning_content`, `reasoning`)."""
+    response = _response(response)
     choices = _array(response.get("choices"))
     choice = _object(choices[0] if choices else None)
     message = _object(choice.get("message"))
@@ -729,10 +740,11 @@ def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
     return _answer(content, calls, tokens, refusal, reasoning or None)
 
 
-def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
+def read_anthropic(response: Any) -> dict[str, Any]:
     """{content, tool_calls, tokens, refusal, reasoning} from a Messages API response
-    (`Message.model_dump()`, or the body as JSON): text blocks joined, `tool_use` blocks as
+    (a `Message`, its `model_dump()`, or the body as JSON): text blocks joined, `tool_use` blocks as
     calls, `thinking` blocks as reasoning, `stop_reason: "refusal"` as a refusal."""
+    response = _response(response)
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -767,11 +779,12 @@ _GEMINI_BLOCKED = frozenset(
 )
 
 
-def read_gemini(response: Mapping[str, Any]) -> dict[str, Any]:
+def read_gemini(response: Any) -> dict[str, Any]:
     """{content, tool_calls, tokens, refusal, reasoning} from a generateContent response:
-    the body as JSON, or google-genai's `GenerateContentResponse` dumped by alias
-    (camelCase) or not (snake_case). Thought parts (`thought: true`) are the reasoning, not
+    the body as JSON, or google-genai's `GenerateContentResponse`, as it is or dumped by
+    alias (camelCase) or not (snake_case). Thought parts (`thought: true`) are the reasoning, not
     the content; a blocked prompt or a candidate stopped for safety is a refusal."""
+    response = _response(response)
     candidates = _array(response.get("candidates"))
     candidate = _object(candidates[0] if candidates else None)
     parts = list(map(_object, _array(_object(candidate.get("content")).get("parts"))))
@@ -818,10 +831,11 @@ def _gemini_refusal(
     return None
 
 
-def read_ollama(response: Mapping[str, Any]) -> dict[str, Any]:
+def read_ollama(response: Any) -> dict[str, Any]:
     """{content, tool_calls, tokens, refusal, reasoning} from an Ollama /api/chat response
-    (`ChatResponse.model_dump()`, or the body as JSON); `message.thinking` is the
+    (a `ChatResponse`, its `model_dump()`, or the body as JSON); `message.thinking` is the
     reasoning."""
+    response = _response(response)
     message = _object(response.get("message"))
     tokens = {
         "input": response.get("prompt_eval_count"),
