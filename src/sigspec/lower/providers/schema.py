@@ -109,6 +109,11 @@ class ProviderSchemaBuilder(SchemaBuilder):
         saved, self.path = self.path, [name]
         current, self.current = self.current, name
         try:
+            if self.dialect.cycles_in_optional and self._holds_cycle(self.project.types[name].type):
+                raise Unsupported(
+                    f"recursive type `{name}` recurses outside any property (cycles may sit "
+                    "only in optional properties)"
+                )
             schema = super().definition(name)
         finally:
             self.path, self.current = saved, current
