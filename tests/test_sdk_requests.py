@@ -535,8 +535,14 @@ def test_every_example_fragment_is_sent_by_the_official_sdks(server: Recorder) -
 def test_random_signatures_fragments_are_sent_by_the_official_sdks(
     server: Recorder, tmp_path: Path
 ) -> None:
-    sent = _send_all(server, random_fragments(tmp_path, range(120)))
+    fragments = random_fragments(tmp_path, range(120))
+    sent = _send_all(server, fragments)
     assert min(sent.values()) >= 60, sent  # each provider got most of them
+    # The cases of issue 24 are among them: Gemini recursion, Anthropic patterns, open maps.
+    text = {p: json.dumps([e for _, q, e in fragments if q == p]) for p in SEND}
+    assert "(sigspec checks: required)" in text["gemini"]
+    assert '"pattern": "^[A-Z0-9-]+$"' in text["anthropic"]
+    assert '"additionalProperties": true' in text["gemini"]
 
 
 # ---- one regression test per case of issue 24 ------------------------------------------------
