@@ -7,6 +7,7 @@ schema, reported as `provider-loss`, and still enforced by sigspec's validator a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # Annotations, not constraints: no validator enforces them, and sigspec's validator fills
@@ -50,3 +51,9 @@ class Dialect:
     integer_bounds_only: bool = False  # llama.cpp grammars apply min/max to integers only
     describes: bool = True  # does the model see descriptions? (local engines: no)
     ref_siblings: bool = True  # may a `$ref` carry other keywords (description)?
+    # The reason a provider cannot enforce this `pattern` (outside its regex subset), or None.
+    pattern_refusal: Callable[[str], str | None] | None = None
+    null_in_enum: bool = True  # Gemini: enum values are strings and numbers (null: anyOf)
+    # Gemini: a cyclic `$ref` may sit only in a property that is not required.
+    cycles_in_optional: bool = False
+    empty_objects: bool = True  # Gemini's OpenAPI form: an OBJECT needs properties
