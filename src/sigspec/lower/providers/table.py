@@ -43,6 +43,12 @@ def _items(d: Dialect) -> str:
     return f"both for {' and '.join(enforced)}; sigspec for the rest"
 
 
+def _pattern(d: Dialect) -> str:
+    if "pattern" not in d.keywords:
+        return SIGSPEC
+    return "both inside the provider's regex subset, else sigspec" if d.pattern_refusal else BOTH
+
+
 def _format(name: str) -> Callable[[Dialect], str]:
     def cell(d: Dialect) -> str:
         return BOTH if "format" in d.keywords and name in d.formats else SIGSPEC
@@ -59,7 +65,13 @@ def _any(d: Dialect) -> str:
 
 
 def _recursion(d: Dialect) -> str:
-    return "no fragment (sigspec checks a prompt-mode reply)" if not d.recursion else BOTH
+    if not d.recursion:
+        return "no fragment (sigspec checks a prompt-mode reply)"
+    return (
+        "both; a property it recurses through is optional for the provider"
+        if d.cycles_in_optional
+        else BOTH
+    )
 
 
 def _enums(d: Dialect) -> str:
@@ -73,7 +85,7 @@ def _enums(d: Dialect) -> str:
 ROWS: tuple[tuple[str, Callable[[Dialect], str]], ...] = (
     ("`@min` `@max`", _bounds),
     ("`@min_length` `@max_length`", _keywords("minLength", "maxLength")),
-    ("`@pattern`", _keywords("pattern")),
+    ("`@pattern`", _pattern),
     ("`@min_items` `@max_items`", _items),
     ("literal unions", _enums),
     ("open maps (`...`)", _open_maps),
