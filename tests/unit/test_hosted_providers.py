@@ -43,8 +43,8 @@ def test_gemini_openapi_form_has_no_additional_properties_and_warns_on_open_maps
     text = json.dumps(gemini_openapi(entry))
     assert "additionalProperties" not in text  # google-genai refuses `true` before sending
     assert diags == [
-        "provider-loss: gemini-openapi: `f.m`: extra keys (`...` or @allow_extra_keys) cannot "
-        "be allowed; none are asked for"
+        "provider-loss: gemini (`openapi_request`): `f.m`: extra keys (`...` or "
+        "@allow_extra_keys) cannot be allowed; none are asked for"
     ]
     # The JSON Schema form keeps them: responseJsonSchema documents additionalProperties.
     assert gemini_json(entry)["properties"]["m"]["additionalProperties"] is True
@@ -56,8 +56,8 @@ def test_gemini_openapi_form_is_unavailable_for_an_object_without_properties(
     entry, diags = fragment(tmp_path, "signature f() -> {a :int, m :map}", "gemini")
     assert "openapi_request" not in entry and "request" in entry
     assert diags == [
-        "provider-unsupported: gemini-openapi: no fragment for `f`: `:map` (any object): an "
-        "object needs at least one property"
+        "provider-unsupported: gemini (`openapi_request`): no fragment for `f`: `:map` (any "
+        "object): an object needs at least one property"
     ]
 
 
@@ -83,7 +83,7 @@ def test_gemini_recursion_through_a_required_property_becomes_optional_with_a_wa
         "provider-loss: gemini: `T.kids`: `required` cannot be enforced on a property that "
         "recurses (Gemini allows cycles only through optional properties); moved to the "
         "description",
-        "provider-unsupported: gemini-openapi: no fragment for `f`: recursive type `T`",
+        "provider-unsupported: gemini (`openapi_request`): no fragment for `f`: recursive type `T`",
     ]
 
 

@@ -51,6 +51,9 @@ class Dialect:
     integer_bounds_only: bool = False  # llama.cpp grammars apply min/max to integers only
     describes: bool = True  # does the model see descriptions? (local engines: no)
     ref_siblings: bool = True  # may a `$ref` carry other keywords (description)?
+    # A provider's second form of its schema: the fragment entry holding it, named in reports
+    # (Gemini's OpenAPI form is `openapi_request`); "" for a provider's own dialect.
+    form: str = ""
     # The reason a provider cannot enforce this `pattern` (outside its regex subset), or None.
     pattern_refusal: Callable[[str], str | None] | None = None
     null_in_enum: bool = True  # Gemini: enum values are strings and numbers (null: anyOf)

@@ -30,6 +30,7 @@ DIALECT = Dialect(
 )
 OPENAPI = Dialect(
     "gemini-openapi",
+    form="openapi_request",
     keywords=NUMBER_BOUNDS | ITEM_BOUNDS | STRING_BOUNDS | {"format", "default"},
     formats=frozenset({"date-time"}),
     any_type=False,
