@@ -634,16 +634,16 @@ def _offset(pieces: list[str], index: int) -> int:
     return sum(map(len, pieces[:index]))
 
 
-def _unescaped_quote(pieces: list[str], index: int) -> _Broken | None:
-    """A string followed by a word or number on its line, or by anything but
-    punctuation right after its closing quote: that quote ended it early."""
+def _unescaped_quote(pieces: list[str], index: int, loose: bool) -> _Broken | None:
+    """A string followed right after its closing quote by anything but punctuation (or,
+    `loose`, by a word or number on its line): that quote ended it early."""
     before = index - 1
     while before >= 0 and pieces[before][0] in _GAP and "\n" not in pieces[before]:
         before -= 1
     first = pieces[index][0]
     if before < 0 or pieces[before][0] not in _QUOTES or first in "{}[]:,":
         return None
-    if before < index - 1 and first in _QUOTES:  # `"a" "b"`: a comma is missing
+    if before < index - 1 and (first in _QUOTES or not loose):  # `"a" "b"`: a comma
         return None
     fault = _Broken("unescaped quote inside a string", _QUOTE_HINT)
     fault.at = _offset(pieces, before + 1) - 1
@@ -660,7 +660,7 @@ def _after_value(pieces: list[str], index: int, frame: list[Any]) -> _Broken:
         return _mismatched(piece, frame)
     if piece == ":":
         return _Broken("unexpected colon")
-    return _unescaped_quote(pieces, index) or _Broken("missing comma")
+    return _unescaped_quote(pieces, index, True) or _Broken("missing comma")
 
 
 def _mismatched(closer: str, frame: list[Any]) -> _Broken:
@@ -669,7 +669,14 @@ def _mismatched(closer: str, frame: list[Any]) -> _Broken:
 
 
 def _after_key(pieces: list[str], index: int) -> _Broken:
-    return _unescaped_quote(pieces, index) or _Broken("missing colon after a key")
+    return _unescaped_quote(pieces, index, False) or _Broken(
+        "missing colon after a key"
+    )
+
+
+# Text after a value read whole: no fault of the answer's, which is a candidate of its own
+# (a raw span) and is judged as such.
+_TRAILING = "text after the JSON value"
 
 
 def _cut_off(stack: list[list[Any]], at: int) -> _Broken:
@@ -812,7 +819,7 @@ def _read(  # noqa: C901, PLR0912, PLR0915
             after_line, newline = newline, False
             if done:  # after the answer: trailing commas only
                 if piece != ",":
-                    raise _Broken("text after the JSON value")
+                    raise _Broken(_TRAILING)
                 repairs.append("removed a trailing comma")
                 continue
             finished = False
@@ -861,7 +868,7 @@ def _read(  # noqa: C901, PLR0912, PLR0915
         raise
     if stop is not None:
         if done:
-            raise _Broken("text after the JSON value", at=stop.at)
+            raise _Broken(_TRAILING, at=stop.at)
         raise _cut_off(stack, stop.cut) if stop.cut >= 0 else stop
     if not done:
         end = _offset(pieces, len(pieces))
@@ -971,9 +978,11 @@ class _Search:
         self.reply = reply
         self.body = body  # the reply without its reasoning, where candidates start
         self.parsed = -1  # the length of the longest candidate that was JSON
-        # The longest candidate that looked like JSON and was not: its fault, its text
-        # and where it starts in the body.
+        # The candidate that looked like JSON and was not, the most explicit and then
+        # the longest: its fault, its text and where it starts in the body.
         self.fault: tuple[_Broken, str, int] | None = None
+        self.explicit = True  # are the candidates considered now explicit ones
+        self.fault_explicit = False
 
     def judge(self, read: _Read, text: str, start: int) -> None:
         # Lenient mode changes nothing that is already valid (a union prefers an exact
@@ -1037,9 +1046,8 @@ class _Search:
             self.too_deep = True
             return False
         except _Broken as fault:
-            longest = self.fault is None or len(text) > len(self.fault[1])
-            if fault.what and longest and text[:1] in _OPENERS:
-                self.fault = (fault, text, start)
+            if text[:1] in _OPENERS:
+                self.blamed(fault, text, start)
             return False
         except (ValueError, RecursionError):
             return False
@@ -1053,11 +1061,20 @@ class _Search:
         try:
             read_json(text, self.depth)
         except _Broken as fault:
-            longest = self.fault is None or len(text) > len(self.fault[1])
-            if type(fault) is _Broken and fault.what and longest:
-                self.fault = (fault, text, start)
+            if type(fault) is _Broken:
+                self.blamed(fault, text, start)
         except (ValueError, RecursionError):
             pass
+
+    def blamed(self, fault: _Broken, text: str, start: int) -> None:
+        # Text after a value read whole is no fault of the answer's, which is a
+        # candidate of its own (a raw span) and is judged as such.
+        if not fault.what or fault.what == _TRAILING:
+            return
+        if self.fault is None or (
+            self.explicit == self.fault_explicit and len(text) > len(self.fault[1])
+        ):
+            self.fault, self.fault_explicit = (fault, text, start), self.explicit
 
     def where(self, text: str, start: int, at: int) -> str:
         """The offset `at` in the candidate `text` (at `start` in the body) as a line
@@ -1135,6 +1152,7 @@ def parse_reply(
     for candidate, start in _explicit(body, budget):
         budget -= len(candidate)
         search.consider(candidate, start)
+    search.explicit = False
     _search_spans(search, body, budget)
     return _decide(search)
 

@@ -1363,6 +1363,7 @@ function nextIndex(text: string, char: string, pos: number): number {
   return found < 0 ? Infinity : found;
 }
 
+const TRAILING = "text after the JSON value";
 const NOT_NUMBERS = new Set(["NaN", "Infinity", "nan", "inf", "infinity"]);
 // What a message shows of text that is no token: a word, number or elision.
 const JUNK = /[A-Za-z0-9_.+\-\u2026]+/y;
@@ -1579,13 +1580,14 @@ class Reader {
 
   /** A string followed by a word or number on its line, or by anything but punctuation
    * right after its closing quote: that quote ended it early. `index`: the token's. */
-  unescapedQuote(index: number): Broken | null {
+  unescapedQuote(index: number, loose: boolean): Broken | null {
     const token = this.tokens[index] as Token;
     const before = this.tokens[index - 1];
     if (before === undefined || token[2] || !isString(before[0])) return null;
     if (token[0] === "punct") return null;
     const end = before[3] + before[1].length;
-    if (end !== token[3] && isString(token[0])) return null; // `"a" "b"`: a missing comma
+    // `"a" "b"`: a missing comma
+    if (end !== token[3] && (isString(token[0]) || !loose)) return null;
     return new Broken("unescaped quote inside a string", QUOTE_HINT, end - 1);
   }
 
@@ -1720,7 +1722,9 @@ class Reader {
     }
     if (text === "}" || text === "]") throw this.mismatched(text, at);
     if (text === ":") throw new Broken("unexpected colon", "", at);
-    throw this.unescapedQuote(this.pos) ?? new Broken("missing comma", "", at);
+    throw (
+      this.unescapedQuote(this.pos, true) ?? new Broken("missing comma", "", at)
+    );
   }
 
   object(path: Path, depth: number): Record<string, unknown> {
@@ -1737,7 +1741,7 @@ class Reader {
       const colon = this.take();
       if (colon[1] !== ":") {
         throw (
-          this.unescapedQuote(this.pos - 1) ??
+          this.unescapedQuote(this.pos - 1, false) ??
           new Broken("missing colon after a key", "", colon[3])
         );
       }
@@ -1786,7 +1790,7 @@ function readWith(text: string, strict: boolean, depth: number): Read {
       token = reader.peek();
     } catch (e) {
       if (e instanceof Broken && !(e instanceof TooDeep) && e.at >= 0)
-        throw new Broken("text after the JSON value", "", e.at);
+        throw new Broken(TRAILING, "", e.at);
       throw e;
     }
     if (token === null) break;
@@ -1795,7 +1799,7 @@ function readWith(text: string, strict: boolean, depth: number): Read {
       reader.pos++;
       continue;
     }
-    throw new Broken("text after the JSON value", "", token[3]);
+    throw new Broken(TRAILING, "", token[3]);
   }
   if (reader.truncated.length > 0)
     reader.repairs.push("closed an object the reply left open");
@@ -1905,6 +1909,8 @@ class Search {
   // The longest candidate that looked like JSON and was not: its fault, its text and where
   // it starts in the body.
   fault: [Broken, string, number] | null = null;
+  explicit = true; // are the candidates considered now explicit ones
+  faultExplicit = false;
 
   constructor(
     readonly descriptor: Descriptor,
@@ -2007,11 +2013,17 @@ class Search {
   }
 
   blamed(fault: Broken, text: string, start: number): void {
+    // Text after a value read whole is no fault of the answer's, which is a candidate of its
+    // own (a raw span) and is judged as such.
+    if (!fault.what || fault.what === TRAILING) return;
     if (
-      fault.what &&
-      (this.fault === null || text.length > this.fault[1].length)
-    )
+      this.fault === null ||
+      (this.explicit === this.faultExplicit &&
+        text.length > this.fault[1].length)
+    ) {
       this.fault = [fault, text, start];
+      this.faultExplicit = this.explicit;
+    }
   }
 
   /** The offset `at` in the candidate `text` (at `start` in the body) as a line and column of
@@ -2103,6 +2115,7 @@ export function parseReply(
     budget -= candidate.length;
     search.consider(candidate, start);
   }
+  search.explicit = false;
   let covered = -1;
   for (const [start, end, height] of rawSpans(body)) {
     if (start < covered) continue;
