@@ -234,6 +234,9 @@ HOSTILE = [
     # for the next line break would rescan the rest each time).
     "[" + "1, " * 300_000,
     "{" + "'a': 1,\ufeff " * 100_000,
+    # Spans a wrong closer ends: each could be read to name its fault.
+    "[}" * 200_000,
+    '{"a": [1}' * 45_000,
 ]
 
 
@@ -251,8 +254,8 @@ def reference_spans(text: str) -> list[tuple[int, int]]:
     """The bracket scan as its rule reads, one character at a time: inside brackets a quote
     that opens a whole string (a double-quoted one anywhere, a single-quoted one on its line)
     is skipped with its string, any other quote is a plain character; a closer of the wrong
-    kind ends the outermost span there. Quadratic on hostile text; the real scan must find
-    the same spans in linear time."""
+    kind ends the outermost span there (kept if longer than every span so ended before).
+    Quadratic on hostile text; the real scan must find the same spans in linear time."""
     import re
 
     strings = {
@@ -261,6 +264,7 @@ def reference_spans(text: str) -> list[tuple[int, int]]:
     }
     stack: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
+    broken = 0
     pos = 0
     while pos < len(text):
         char = text[pos]
@@ -274,7 +278,9 @@ def reference_spans(text: str) -> list[tuple[int, int]]:
             if stack[-1][1] == ("{" if char == "}" else "["):
                 spans.append((stack.pop()[0], pos))
             else:
-                spans.append((stack[0][0], pos))
+                if pos - stack[0][0] > broken:
+                    broken = pos - stack[0][0]
+                    spans.append((stack[0][0], pos))
                 stack.clear()
     if stack:
         spans.append((stack[0][0], len(text)))

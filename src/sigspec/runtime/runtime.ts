@@ -1181,6 +1181,7 @@ function rawSpans(text: string): [number, number, number][] {
   const spans: [number, number, number][] = [];
   let dq = true; // may a double quote still open a string
   let sqDeadTo = -1; // single quotes open no string before this position (a line's end)
+  let broken = 0; // the longest span a wrong closer ended so far
   BRACKETS.lastIndex = 0;
   for (;;) {
     const match = BRACKETS.exec(text);
@@ -1212,10 +1213,13 @@ function rawSpans(text: string): [number, number, number][] {
       if (parent !== undefined && parent[2] <= height) parent[2] = height + 1;
     } else {
       // A closer of the wrong kind: what came before is not JSON (a span with its depth
-      // negated, read only to name its fault).
+      // negated, read only to name its fault, if longer than any such span before: the one
+      // whose fault would be named).
       const outer = stack[0];
-      if (outer !== undefined)
+      if (outer !== undefined && BRACKETS.lastIndex - outer[0] > broken) {
+        broken = BRACKETS.lastIndex - outer[0];
         spans.push([outer[0], BRACKETS.lastIndex, -openHeight(stack)]);
+      }
       stack.length = 0;
     }
   }
@@ -2001,8 +2005,16 @@ class Search {
     return true;
   }
 
-  /** Reads the candidate `text`, which is no JSON, only for its fault. */
+  /** Reads the candidate `text`, which is no JSON, only for its fault: only when that fault
+   * would be the one named (a reply of a million wrong closers would otherwise be a million
+   * reads). */
   blame(text: string, start: number): void {
+    const fault = this.fault;
+    if (
+      fault !== null &&
+      (this.faultExplicit || text.length <= fault[1].length)
+    )
+      return;
     try {
       readJson(text, this.limits.depth);
     } catch (e) {
