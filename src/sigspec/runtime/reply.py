@@ -570,7 +570,9 @@ def _decoded(token: str) -> str:
     try:
         return str(_LOOSE.decode(token))
     except ValueError:
-        bad = next(m for m in _ESCAPE.finditer(token) if m.group(1) is not None)
+        bad = next((m for m in _ESCAPE.finditer(token) if m.group(1)), None)
+        if bad is None:  # not an escape (no other fault is known to the decoder)
+            raise _Broken("invalid string") from None
         fault = _Broken(f"invalid escape {bad.group(1)} in a string", _ESCAPES)
         fault.shift = bad.start()
         raise fault from None
