@@ -113,3 +113,21 @@ def test_an_escaped_apostrophe_in_a_double_quoted_string_is_an_apostrophe(
     result = parse(text, output_descriptor(parse_signature("{s :string}")), {})
     assert result.value == {"s": value}
     assert [m for _, m in result.repairs] == repairs
+
+
+def test_text_after_a_value_is_named_by_the_reader_but_the_value_is_judged() -> None:
+    """The reader names text after a whole value, but prose around JSON is no fault of the
+    answer's (the value is a candidate of its own): the reply's error is the value's."""
+    from sigspec import parse_signature
+    from sigspec.runtime import parse
+    from sigspec.runtime.common import ReplyError
+    from sigspec.runtime.reply import _Broken, read_json
+    from sigspec.semantics.descriptors import output_descriptor
+
+    with pytest.raises(_Broken) as broken:
+        read_json('{"a": 1} and more')
+    assert (broken.value.what, broken.value.at) == ("text after the JSON value", 9)
+    sig = output_descriptor(parse_signature("{a :string}"))
+    with pytest.raises(ReplyError) as info:
+        parse('```json\n{"a": 1} and more\n```', sig, {})
+    assert info.value.errors == [("a", "expected string, got int")]
