@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from sigspec.diagnostics.source import SourceFile
 from sigspec.syntax.fmt.run import format_source, strip_spans
 from sigspec.syntax.parser import parse_module
@@ -60,3 +61,20 @@ def test_empty_and_comment_only_files() -> None:
     assert fmt("") == ""
     assert fmt("\n\n") == ""
     assert fmt("# only a comment\n") == "# only a comment\n"
+
+
+def test_a_suppression_stays_on_the_line_it_silences(tmp_path: Path) -> None:
+    """A field whose lines carry two trailing comments keeps one on its line: the
+    suppression, which on a line of its own would silence the next line instead."""
+    path = tmp_path / "s.sig"
+    path.write_text(
+        "signature f() -> {\n"
+        '  t :string? ## doc\n@format("uri-template") # sigspec: ignore[unchecked-format] ok\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    assert run_cli("lint", str(path)).returncode == 0
+    assert run_cli("fmt", str(path)).returncode == 0
+    assert '@format("uri-template") # sigspec: ignore' in path.read_text(encoding="utf-8")
+    linted = run_cli("lint", str(path))
+    assert (linted.returncode, "unchecked-format" in linted.stderr) == (0, False)

@@ -1196,6 +1196,15 @@ def parse_reply(
     return _decide(search)
 
 
+# A span that opens as JSON does (an opener, then a key, a value or its closer) and is
+# no JSON is the answer, broken: no smaller value inside it is the answer (the `[]` of a
+# broken list of maps is not the list). Prose in brackets (`[note: {...}]`) opens
+# otherwise, and the values inside it are still candidates.
+_OPENS_AS_JSON = re.compile(
+    r'\{[ \t\r\n]*["}]|\[[ \t\r\n]*(?:["{\[\]0-9-]|true|false|null)'
+)
+
+
 def _search_spans(search: _Search, body: str, budget: int) -> None:
     """Raw JSON anywhere in the body, outermost first, within the budget of characters
     read."""
@@ -1203,10 +1212,13 @@ def _search_spans(search: _Search, body: str, budget: int) -> None:
     for start, end, height in nested_spans(body):
         if start < covered:
             continue
+        opens_as_json = _OPENS_AS_JSON.match(body, start) is not None
         if height < 0:  # ended by a wrong closer: no JSON, but its fault may be named
             if -height <= search.depth and budget >= end - start:
                 budget -= end - start
                 search.blame(body[start:end], start)
+            if opens_as_json:
+                covered = end
             continue
         if height > search.depth:  # not read: the reader would stop at the limit
             search.too_deep = True
@@ -1216,7 +1228,7 @@ def _search_spans(search: _Search, body: str, budget: int) -> None:
         budget -= end - start
         if budget < 0:
             break
-        if search.consider(body[start:end].strip(), start):
+        if search.consider(body[start:end].strip(), start) or opens_as_json:
             covered = end
 
 

@@ -2064,6 +2064,13 @@ class Search {
   }
 }
 
+/** A span that opens as JSON does (an opener, then a key, a value or its closer) and is no
+ * JSON is the answer, broken: no smaller value inside it is the answer (the `[]` of a broken
+ * list of maps is not the list). Prose in brackets (`[note: {...}]`) opens otherwise, and
+ * the values inside it are still candidates. */
+const OPENS_AS_JSON =
+  /\{[ \t\r\n]*["}]|\[[ \t\r\n]*(?:["{[\]0-9-]|true|false|null)/y;
+
 /** The one answer in `text` that fits `descriptor`, or ReplyError. See reply-policy.md. A reply
  * past a limit (its size, its tags, its nesting) is a ReplyError naming the limit. */
 export function parseReply(
@@ -2121,12 +2128,15 @@ export function parseReply(
   let covered = -1;
   for (const [start, end, height] of rawSpans(body)) {
     if (start < covered) continue;
+    OPENS_AS_JSON.lastIndex = start;
+    const opensAsJson = OPENS_AS_JSON.test(body);
     if (height < 0) {
       // Ended by a wrong closer: no JSON, but its fault may be named.
       if (-height <= bounds.depth && budget >= end - start) {
         budget -= end - start;
         search.blame(body.slice(start, end), start);
       }
+      if (opensAsJson) covered = end;
       continue;
     }
     if (height > bounds.depth) {
@@ -2136,7 +2146,8 @@ export function parseReply(
     }
     budget -= end - start;
     if (budget < 0) break;
-    if (search.consider(strip(body.slice(start, end)), start)) covered = end;
+    if (search.consider(strip(body.slice(start, end)), start) || opensAsJson)
+      covered = end;
   }
   return decide(search);
 }

@@ -6,6 +6,7 @@ or param list flat when it fits in WIDTH columns and holds no comment, else one 
 
 from __future__ import annotations
 
+import re
 from typing import assert_never
 
 from sigspec.diagnostics.source import SourceFile
@@ -27,6 +28,10 @@ INDENT = "  "
 
 def format_module(source: SourceFile, module: ast.Module) -> str:
     return _Printer(attach(source, module)).module(module)
+
+
+# What compiler/suppress.py reads as a suppression (the syntax layer cannot import it).
+_SUPPRESSION = re.compile(r"#\s*sigspec:\s*ignore\[")
 
 
 class _Printer:
@@ -195,7 +200,11 @@ class _Printer:
     # ---- comments ----
 
     def _trailing(self, k: Key, indent: str) -> str:
-        notes = self.notes.trailing.get(k, [])
+        # Only the first note stays on the item's line; the others go on lines of their own.
+        # A suppression goes first: on a line of its own it would silence the next line.
+        notes = sorted(
+            self.notes.trailing.get(k, []), key=lambda n: _SUPPRESSION.search(n.text) is None
+        )
         if not notes:
             return ""
         rest = "".join(f"\n{indent}{n.text}" for n in notes[1:])
