@@ -1,7 +1,9 @@
 """Ollama: the `format` field of /api/chat, enforced by llama.cpp's grammar.
 
 Bounds apply to integers only, and the model never sees descriptions (the engine constrains
-decoding; it does not show the schema).
+decoding; it does not show the schema). Patterns are rewritten to the `^...$` form llama.cpp
+reads as ECMA-262 does (`grammar_patterns.py`); `:any` is a list of every type, since
+llama.cpp's converter reads `{}` as "any object" in the releases Ollama ships.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ DIALECT = Dialect(
     formats=frozenset({"date", "time", "date-time", "uuid"}),
     integer_bounds_only=True,
     describes=False,
+    grammar_patterns=True,
+    any_as_types=True,
 )
 
 

@@ -1,6 +1,9 @@
 """vLLM: `structured_outputs.json` (guided decoding by xgrammar or llguidance).
 
-Every constraint keyword is enforced; the model never sees descriptions. The runtime has no
+Every constraint keyword is enforced; the model never sees descriptions. Patterns are
+rewritten to the form both engines read as ECMA-262 does (`grammar_patterns.py`); xgrammar
+produces no escapes in a length-bounded string and ignores a length beside a pattern, which
+is reported. The runtime has no
 payload builder of its own for it: send the fragment with any OpenAI-compatible client.
 """
 
@@ -29,6 +32,8 @@ DIALECT = Dialect(
         }
     ),
     describes=False,
+    grammar_patterns=True,
+    escape_free_lengths=True,
 )
 
 

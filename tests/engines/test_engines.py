@@ -1,0 +1,94 @@
+"""Engine tests (not collected by the default run: `.ci/run` runs `pytest tests/engines` in a
+venv holding the `engines` extra and the llama.cpp converter it builds). Each provider's
+schema compiles in the real engines, and the engines agree with sigspec's validator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agreement import random_signatures, run
+from grammar_engines import (
+    llama_cpp_accepts,
+    llama_cpp_gbnf,
+    llguidance_accepts,
+    xgrammar_accepts,
+)
+from tests.unit.test_providers import compile_one, schema_of
+
+pytestmark = pytest.mark.engines
+EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.sig"))
+VLLM = (xgrammar_accepts, llguidance_accepts)
+
+
+def field(tmp_path: Path, provider: str, spec: str) -> Any:
+    body, _ = compile_one(tmp_path, f"signature f() -> {{a {spec}}}", "f", provider)
+    return schema_of(body, provider)
+
+
+def wrap(text: str) -> str:
+    return f'{{"a": {text}}}'
+
+
+def test_digits_are_ascii_for_every_engine(tmp_path: Path) -> None:
+    vllm = field(tmp_path, "vllm", ':string @pattern("^\\\\d{4}$")')
+    ollama = field(tmp_path, "ollama", ':string @pattern("^\\\\d{4}$")')
+    for accepts, schema in [*((a, vllm) for a in VLLM), (llama_cpp_accepts, ollama)]:
+        assert accepts(schema, wrap('"1234"'))
+        assert not accepts(schema, wrap('"12345"'))
+        assert not accepts(schema, wrap('"\u0661\u0662\u0663\u0664"'))
+    assert "not supported" not in llama_cpp_gbnf(ollama)[1]
+
+
+def test_unanchored_pattern_is_a_search_for_every_engine(tmp_path: Path) -> None:
+    vllm = field(tmp_path, "vllm", ':string @pattern("[0-9]{2}")')
+    ollama = field(tmp_path, "ollama", ':string @pattern("[0-9]{2}")')
+    for accepts, schema in [*((a, vllm) for a in VLLM), (llama_cpp_accepts, ollama)]:
+        assert accepts(schema, wrap('"a12b"')) and accepts(schema, wrap('"12"'))
+        assert not accepts(schema, wrap('"a1b"'))
+    assert llama_cpp_gbnf(ollama)[1] == ""  # no "accepting any string" fallback
+
+
+def test_folded_length_holds_for_every_engine(tmp_path: Path) -> None:
+    spec = ':string @pattern("^[a-z]+$") @min_length(2) @max_length(3)'
+    schemas = [(a, field(tmp_path, "vllm", spec)) for a in VLLM]
+    schemas.append((llama_cpp_accepts, field(tmp_path, "ollama", spec)))
+    for accepts, schema in schemas:
+        assert accepts(schema, wrap('"ab"')) and accepts(schema, wrap('"abc"'))
+        assert not accepts(schema, wrap('"a"')) and not accepts(schema, wrap('"abcd"'))
+
+
+def test_xgrammar_length_bound_forbids_escapes_as_warned(tmp_path: Path) -> None:
+    schema = field(tmp_path, "vllm", ":string @max_length(5)")
+    assert not xgrammar_accepts(schema, wrap('"a\\"b"'))  # the loss the warning names
+    assert llguidance_accepts(schema, wrap('"a\\"b"'))
+
+
+def test_ollama_any_admits_every_json_value(tmp_path: Path) -> None:
+    schema = field(tmp_path, "ollama", ":any")
+    for text in ["1", "null", '"x"', "true", "[1, {}]", '{"k": [null]}']:
+        assert llama_cpp_accepts(schema, wrap(text)), text
+
+
+def test_llama_cpp_applies_bounds_to_integers_only(tmp_path: Path) -> None:
+    integer = field(tmp_path, "ollama", ":int @min(3) @max(20)")
+    assert llama_cpp_accepts(integer, wrap("3")) and not llama_cpp_accepts(integer, wrap("21"))
+    number = {"type": "number", "minimum": 3, "maximum": 20}
+    assert llama_cpp_accepts(number, "21")  # why `integer_bounds_only` moves them out
+
+
+@pytest.mark.parametrize("source", ["examples", "random"])
+def test_engines_agree_with_the_validator(tmp_path: Path, source: str) -> None:
+    paths = EXAMPLES
+    if source == "random":
+        (tmp_path / "random.sig").write_text(random_signatures(40), encoding="utf-8")
+        paths = [tmp_path / "random.sig"]
+    counts = run(paths, ("vllm", "ollama", "openai"))
+    for key, tally in counts.items():
+        assert not tally.refused, (key, tally.refused[:3])
+        if key.startswith("openai/"):
+            continue  # strict mode's shape (every key, nulls) differs: compiled only
+        assert tally.agree > 100, key
+        assert not tally.disagree, (key, tally.disagree[:5])
+        assert not tally.narrower, (key, tally.narrower[:5])

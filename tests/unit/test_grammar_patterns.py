@@ -1,0 +1,119 @@
+"""Patterns rewritten for the grammar engines (vLLM's xgrammar and llguidance, Ollama's
+llama.cpp), and the losses the vLLM and Ollama fragments report. The engines themselves run
+in tests/engines/ (`.ci/run`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from tests.unit.test_providers import compile_one, schema_of
+
+from sigspec.lower.providers.grammar_patterns import SAFE, Refused, render_class, rewrite
+from sigspec.runtime import ecma
+
+ANY = f"{render_class(SAFE)}*"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("^\\d{4}$", "^[0-9]{4}$"),
+        ("^\\w+$", "^[0-9A-Z\\x5Fa-z]+$"),
+        ("^[\\d\\-]+$", "^[\\x2D0-9]+$"),
+        ("^(?<y>\\d{4})-\\d\\d$", "^([0-9]{4})\\x2D[0-9][0-9]$"),
+        ("^a+?$", "^a+$"),
+        ("[0-9]{2}", f"^{ANY}[0-9]{{2}}{ANY}$"),
+        ("^ab", f"^ab{ANY}$"),
+        ("a$|^b", f"^({ANY}a|b{ANY})$"),
+    ],
+)
+def test_rewrites(pattern: str, expected: str) -> None:
+    assert rewrite(pattern).pattern == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "what"),
+    [
+        ("(?=a)b", "lookaround"),
+        ("(?<!a)b", "lookaround"),
+        ("\\bword", "word boundary"),
+        ("(a)\\1", "backreference"),
+        ("\\p{L}", "Unicode property"),
+        ("a(^b)", "anchor inside"),
+        ('^"$', "cannot produce"),
+    ],
+)
+def test_refuses_what_no_engine_reads(pattern: str, what: str) -> None:
+    with pytest.raises(Refused, match=what):
+        rewrite(pattern)
+
+
+def test_spaces_are_ecma_spaces_and_dot_stops_at_line_ends() -> None:
+    spaces = re.compile(rewrite("^\\s$").pattern)
+    assert spaces.match(" ") and spaces.match("\u3000") and spaces.match("\u00a0")
+    assert not spaces.match("x")
+    dot = re.compile(rewrite("^.$").pattern)
+    assert dot.match("x") and not dot.match("\u2028") and not dot.match('"')
+    assert rewrite("^.$").narrowed and not rewrite("^\\d$").narrowed
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["^\\d{3}-\\w+$", "[A-Z]{2}", "^(a|bc)+$", "x$|^y", "^[^\\s]{2,}$", "^\\$\\d+(?:\\.\\d\\d)?$"],
+)
+def test_same_strings_as_ecma_on_plain_text(pattern: str) -> None:
+    """On text without quotes, backslashes or controls the rewrite means what ECMA-262 means
+    (Python's `fullmatch` of the rewrite against ECMA's search)."""
+    rewritten = re.compile(rewrite(pattern).pattern)
+    original = ecma.compiled(pattern)
+    for text in ["", "12-ab", "x123-a_b y", "AB", "aB", "abcbc", "x", "y", "xy", "ab cd", "$1.50"]:
+        assert bool(rewritten.fullmatch(text)) == bool(original.search(text)), (pattern, text)
+
+
+def test_vllm_pattern_rewritten_and_length_folded(tmp_path: Path) -> None:
+    text = (
+        'signature f() -> {a :string @pattern("^\\\\d{4}$"), '
+        'b :string @pattern("^[a-z]+$") @min_length(2) @max_length(4), '
+        'c :string @pattern("^(a|b)+$") @max_length(3)}'
+    )
+    body, diags = compile_one(tmp_path, text, "f", "vllm")
+    props = schema_of(body, "vllm")["properties"]
+    assert props["a"]["pattern"] == "^[0-9]{4}$"
+    assert props["b"]["pattern"] == "^[a-z]{2,4}$"
+    assert props["c"]["pattern"] == "^(a|b)+$" and props["c"]["maxLength"] == 3
+    assert any("f.c" in d and "maxLength: 3" in d and "beside a pattern" in d for d in diags)
+    assert not any("f.a" in d or "f.b" in d for d in diags)
+
+
+def test_vllm_refused_pattern_moves_to_description(tmp_path: Path) -> None:
+    body, diags = compile_one(
+        tmp_path, 'signature f() -> {a :string @pattern("\\\\bcat\\\\b")}', "f", "vllm"
+    )
+    prop = schema_of(body, "vllm")["properties"]["a"]
+    assert "pattern" not in prop and "\\\\bcat" in prop["description"]
+    assert any("f.a" in d and "word boundary" in d for d in diags)
+
+
+def test_vllm_length_bound_warns_about_escapes(tmp_path: Path) -> None:
+    body, diags = compile_one(tmp_path, "signature f() -> {a :string @max_length(5)}", "f", "vllm")
+    assert schema_of(body, "vllm")["properties"]["a"]["maxLength"] == 5
+    assert any("f.a" in d and "xgrammar produces no" in d for d in diags)
+
+
+def test_ollama_any_is_every_type(tmp_path: Path) -> None:
+    body, diags = compile_one(tmp_path, "signature f() -> {a :any}", "f", "ollama")
+    assert schema_of(body, "ollama")["properties"]["a"] == {
+        "type": ["object", "array", "string", "number", "boolean", "null"]
+    }
+    assert diags == []
+
+
+def test_ollama_unanchored_pattern_is_anchored_and_reported(tmp_path: Path) -> None:
+    body, diags = compile_one(
+        tmp_path, 'signature f() -> {a :string @pattern("[A-Z]{2}")}', "f", "ollama"
+    )
+    pattern = schema_of(body, "ollama")["properties"]["a"]["pattern"]
+    assert pattern.startswith("^") and pattern.endswith("$") and "[A-Z]{2}" in pattern
+    assert any("f.a" in d and "narrowed" in d for d in diags)
