@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests" / "engines"), str(ROOT)]
+sys.path.insert(0, str(ROOT))
 
-from agreement import random_signatures, run, table  # noqa: E402
+from tests.engines.agreement import random_signatures, run, table  # noqa: E402
 
 
 def main() -> None:
@@ -32,7 +32,7 @@ def main() -> None:
             (f"{args.random} random signatures", [generated]),
         ]:
             print(f"\n{label}\n")
-            print(table(run(paths, ("vllm", "ollama"))))
+            print(table(run(paths, ("vllm", "ollama", "openai"))))
 
 
 if __name__ == "__main__":

@@ -4,12 +4,15 @@ schema compiles in the real engines, and the engines agree with sigspec's valida
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agreement import random_signatures, run
-from grammar_engines import (
+from tests.engines.agreement import FORMATS, random_signatures, run
+from tests.engines.grammar_engines import (
+    ENGINES,
+    Refused,
     llama_cpp_accepts,
     llama_cpp_gbnf,
     llguidance_accepts,
@@ -76,6 +79,51 @@ def test_llama_cpp_applies_bounds_to_integers_only(tmp_path: Path) -> None:
     assert llama_cpp_accepts(integer, wrap("3")) and not llama_cpp_accepts(integer, wrap("21"))
     number = {"type": "number", "minimum": 3, "maximum": 20}
     assert llama_cpp_accepts(number, "21")  # why `integer_bounds_only` moves them out
+
+
+@pytest.mark.parametrize("pattern", ["^(?=a)ab$", "(?<=a)b", "\\bcat\\b", "^[a-z]+$(?!x)"])
+def test_what_the_engines_reject_is_not_sent(tmp_path: Path, pattern: str) -> None:
+    """Lookaround and word boundaries (backreferences and Unicode properties: the checker
+    rejects them): sent as they are, xgrammar or llguidance
+    refuses the whole schema and llama.cpp drops the pattern for "any string"; sigspec drops
+    the pattern (reported) and every engine compiles what it sends."""
+    raw = {"type": "string", "pattern": pattern}
+    refusals = 0
+    for accepts in VLLM:
+        try:
+            accepts(raw, '"ab"')
+        except Refused:
+            refusals += 1
+    assert refusals >= 1
+    assert "not supported" in llama_cpp_gbnf(raw)[1]
+    spec = ":string @pattern(" + json.dumps(pattern) + ")"
+    for provider, engines in [("vllm", VLLM), ("ollama", (llama_cpp_accepts,))]:
+        schema = field(tmp_path, provider, spec)
+        assert "pattern" not in schema["properties"]["a"]
+        for accepts in engines:
+            assert accepts(schema, wrap('"ab"'))
+
+
+@pytest.mark.parametrize("provider", ["vllm", "ollama"])
+def test_format_gaps_are_the_measured_ones(tmp_path: Path, provider: str) -> None:
+    """Each format a provider keeps: the engines agree with the validator on the hard cases,
+    or the dialect names the gap (and then the gap is real)."""
+    from sigspec.lower.providers import provider as lookup
+    from sigspec.runtime.formats import CHECKS
+
+    dialect = lookup(provider).dialect
+    gaps = dict(dialect.format_gaps)
+    engines = {"vllm": ("xgrammar", "llguidance"), "ollama": ("llama.cpp",)}[provider]
+    for fmt in sorted(dialect.formats):
+        good, bad = FORMATS[fmt]
+        schema = {"type": "string", "format": fmt}
+        differ = [
+            (engine, value)
+            for engine in engines
+            for value in good + bad
+            if ENGINES[engine](schema, json.dumps(value)) != CHECKS[fmt][0](value)
+        ]
+        assert bool(differ) == (fmt in gaps), (fmt, differ)
 
 
 @pytest.mark.parametrize("source", ["examples", "random"])

@@ -55,3 +55,5 @@ class Dialect:
     grammar_patterns: bool = False
     escape_free_lengths: bool = False  # xgrammar: no escapes inside a length-bounded string
     any_as_types: bool = False  # `:any` as a list of every type (llama.cpp: `{}` is an object)
+    # Formats the engine enforces otherwise than sigspec: (format, what differs), reported.
+    format_gaps: tuple[tuple[str, str], ...] = ()

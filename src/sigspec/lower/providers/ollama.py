@@ -2,8 +2,8 @@
 
 Bounds apply to integers only, and the model never sees descriptions (the engine constrains
 decoding; it does not show the schema). Patterns are rewritten to the `^...$` form llama.cpp
-reads as ECMA-262 does (`grammar_patterns.py`); `:any` is a list of every type, since
-llama.cpp's converter reads `{}` as "any object" in the releases Ollama ships.
+reads as ECMA-262 does (`grammar_patterns.py`); `:any` is a list of every type, which
+every llama.cpp release reads as any value (older ones, as Ollama ships, read `{}` as an object).
 """
 
 from __future__ import annotations
@@ -21,6 +21,19 @@ DIALECT = Dialect(
     describes=False,
     grammar_patterns=True,
     any_as_types=True,
+    # Measured with llama.cpp's converter (tests/engines/test_engines.py).
+    format_gaps=(
+        ("date", "llama.cpp admits impossible days (2024-02-30, 2023-02-29)"),
+        (
+            "time",
+            "llama.cpp refuses a lowercase `z`, a leap second and fractions of other than 3 digits",
+        ),
+        (
+            "date-time",
+            "llama.cpp admits impossible days and refuses a lowercase `t` or `z`, a leap "
+            "second and fractions of other than 3 digits",
+        ),
+    ),
 )
 
 

@@ -188,6 +188,10 @@ class ProviderSchemaBuilder(SchemaBuilder):
         if "format" in schema and schema["format"] not in d.formats:
             self.lose(f"`format: {schema['format']}` is not supported; moved to the description")
             lost["format"] = schema.pop("format")
+        fmt = kept.get("format", schema.get("format"))
+        gap = dict(d.format_gaps).get(fmt) if isinstance(fmt, str) else None
+        if gap is not None:
+            self.lose(f"`format: {fmt}` is kept, but {gap}")
         if d.grammar_patterns and "pattern" in kept:
             self._grammar_pattern(kept, lost)
         if d.escape_free_lengths and "pattern" not in kept:

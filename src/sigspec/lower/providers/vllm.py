@@ -34,6 +34,24 @@ DIALECT = Dialect(
     describes=False,
     grammar_patterns=True,
     escape_free_lengths=True,
+    # Measured with xgrammar 0.2.8 and llguidance 1.9.1 (tests/engines/test_engines.py).
+    format_gaps=(
+        ("date", "the engines admit impossible days (2024-02-30, 2023-02-29)"),
+        (
+            "date-time",
+            "the engines admit impossible days, and xgrammar refuses a lowercase `t` or `z`",
+        ),
+        ("time", "xgrammar refuses a lowercase `z`"),
+        (
+            "email",
+            "xgrammar refuses one-letter top-level domains and IP-literal domains, "
+            "llguidance quoted local parts",
+        ),
+        ("hostname", "xgrammar admits labels longer than 63 characters"),
+        ("ipv4", "xgrammar admits leading zeros (01.1.1.1)"),
+        ("ipv6", "llguidance refuses IPv4-mapped addresses (::ffff:1.2.3.4)"),
+        ("uri", "xgrammar refuses IP-literal hosts (http://[::1]/)"),
+    ),
 )
 
 
