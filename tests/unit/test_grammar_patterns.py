@@ -8,9 +8,17 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.unit.test_providers import compile_one, schema_of
 
-from sigspec.lower.providers.grammar_patterns import SAFE, Refused, render_class, rewrite
+from sigspec.lower.providers.grammar_patterns import (
+    SAFE,
+    Refused,
+    render_class,
+    rewrite,
+    with_lengths,
+)
 from sigspec.runtime import ecma
 
 ANY = f"{render_class(SAFE)}*"
@@ -117,3 +125,73 @@ def test_ollama_unanchored_pattern_is_anchored_and_reported(tmp_path: Path) -> N
     pattern = schema_of(body, "ollama")["properties"]["a"]["pattern"]
     assert pattern.startswith("^") and pattern.endswith("$") and "[A-Z]{2}" in pattern
     assert any("f.a" in d and "narrowed" in d for d in diags)
+
+
+ATOMS = st.sampled_from(
+    [
+        "a",
+        "b",
+        "-",
+        "\\.",
+        ".",
+        "\\d",
+        "\\w",
+        "\\s",
+        "\\D",
+        "\\W",
+        "\\S",
+        "[a-c]",
+        "[^a]",
+        "[\\d_]",
+        "[^\\s]",
+        "é",
+        "\\u3000",
+    ]
+)
+QUANTIFIERS = st.sampled_from(["", "", "*", "+", "?", "{1,2}", "{2}", "*?"])
+
+
+def _sequence(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    piece = st.tuples(inner, QUANTIFIERS).map("".join)
+    return st.lists(piece, min_size=1, max_size=4).map("".join)
+
+
+BODIES = st.recursive(
+    _sequence(ATOMS),
+    lambda inner: _sequence(
+        st.lists(inner, min_size=1, max_size=2).map(lambda alts: f"(?:{'|'.join(alts)})")
+    ),
+    max_leaves=6,
+)
+PATTERNS = st.lists(
+    st.tuples(st.sampled_from(["", "^"]), BODIES, st.sampled_from(["", "$"])).map("".join),
+    min_size=1,
+    max_size=2,
+).map("|".join)
+# Text a JSON string holds unescaped (what the rewrite keeps; the rest is the reported loss).
+TEXTS = st.text(alphabet="ab-.c_9 \u00e9\u00a0\u3000\u2028xZ", max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=PATTERNS, texts=st.lists(TEXTS, min_size=1, max_size=8))
+def test_rewrite_means_ecma_search(pattern: str, texts: list[str]) -> None:
+    rewritten = re.compile(rewrite(pattern).pattern)
+    original = ecma.compiled(pattern)
+    for text in texts:
+        assert bool(rewritten.fullmatch(text)) == bool(original.search(text)), (pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "low", "high", "expected"),
+    [
+        ("^[a-z]+$", 2, None, "^[a-z]{2,}$"),
+        ("^[a-z]{1,8}$", None, 4, "^[a-z]{1,4}$"),
+        ("^\\d?$", 1, 1, "^[0-9]{1,1}$"),
+        ("^[a-z]{3}$", None, 2, None),  # no string fits: left to the report
+        ("^a[a-z]+$", 2, 4, None),  # not one repeated class
+    ],
+)
+def test_lengths_fold_into_one_repeated_class(
+    pattern: str, low: int | None, high: int | None, expected: str | None
+) -> None:
+    assert with_lengths(rewrite(pattern), low, high) == expected
