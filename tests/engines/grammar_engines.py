@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from functools import lru_cache
 from typing import Any
@@ -105,10 +106,27 @@ def llama_cpp_gbnf(schema: Any) -> tuple[str, str]:
     return done.stdout, done.stderr.strip()
 
 
+# gbnf_to_lark unwraps a group of one item, `("a"+)*` becoming `"a"+*`: wrapped again.
+_TWICE = re.compile(
+    r'("(?:[^"\\]|\\.)*"|/(?:[^/\\]|\\.)*/|[A-Za-z_][\w]*)'
+    r"([*+?]|\{[\d,]*\})([*+?]|\{[\d,]*\})"
+)
+
+
+def _as_rules(lark: str) -> str:
+    """gbnf_to_lark makes rules of terminals alone into Lark terminals, which llguidance
+    lexes greedily (`R1: /[0-9a]/ "a"` takes "9a" whole where llama.cpp's character-level
+    sampler may take the "a" alone): each becomes a rule, as GBNF means it."""
+    for name in re.findall(r"^([A-Z][A-Z0-9_]*):", lark, re.MULTILINE):
+        lark = re.sub(rf"\b{name}\b", f"t_{name.lower()}", lark)
+    return lark
+
+
 @lru_cache(maxsize=256)
 def _llama_cpp_grammar(schema_text: str) -> str:
     gbnf, _ = llama_cpp_gbnf(json.loads(schema_text))
-    grammar = llguidance.LLMatcher.grammar_from_lark(gbnf_to_lark(gbnf))
+    lark = _as_rules(_TWICE.sub(r"(\1\2)\3", gbnf_to_lark(gbnf)))
+    grammar = llguidance.LLMatcher.grammar_from_lark(lark)
     _matcher(grammar)
     return grammar
 

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.engines.agreement import FORMATS, random_signatures, run
 from tests.engines.grammar_engines import (
     ENGINES,
@@ -18,7 +20,10 @@ from tests.engines.grammar_engines import (
     llguidance_accepts,
     xgrammar_accepts,
 )
+from tests.unit.test_grammar_patterns import PATTERNS, TEXTS, rewritten_or_none
 from tests.unit.test_providers import compile_one, schema_of
+
+from sigspec.runtime import ecma
 
 pytestmark = pytest.mark.engines
 EXAMPLES = sorted((Path(__file__).parents[2] / "examples").glob("*.sig"))
@@ -140,3 +145,25 @@ def test_engines_agree_with_the_validator(tmp_path: Path, source: str) -> None:
         assert tally.agree > 100, key
         assert not tally.disagree, (key, tally.disagree[:5])
         assert not tally.narrower, (key, tally.narrower[:5])
+
+
+@settings(max_examples=60, deadline=None)
+@given(pattern=PATTERNS, texts=st.lists(TEXTS, min_size=1, max_size=6))
+def test_every_engine_reads_a_rewritten_pattern_as_ecma(pattern: str, texts: list[str]) -> None:
+    """Random patterns, rewritten: each engine compiles them and matches what ECMA-262's
+    search matches (on text a JSON string holds unescaped)."""
+    found = rewritten_or_none(pattern)
+    if found is None:
+        return
+    schema = {"type": "string", "pattern": found}
+    assert "not supported" not in llama_cpp_gbnf(schema)[1], schema
+    original = ecma.compiled(pattern)
+    for text in texts:
+        expected = bool(original.search(text))
+        for name, accepts in ENGINES.items():
+            assert accepts(schema, json.dumps(text, ensure_ascii=False)) == expected, (
+                name,
+                pattern,
+                schema["pattern"],
+                text,
+            )

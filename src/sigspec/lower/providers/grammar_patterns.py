@@ -16,6 +16,7 @@ provider reports.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 Ranges = tuple[tuple[int, int], ...]
@@ -91,9 +92,13 @@ def _char(code: int) -> str:
 
 
 def render_class(ranges: Ranges) -> str:
-    """A class of explicit ranges (a lone character as itself)."""
-    if len(ranges) == 1 and ranges[0][0] == ranges[0][1]:
-        return _char(ranges[0][0])
+    """A class of explicit ranges; a lone letter or digit as itself. Any other lone
+    character stays a class for llama.cpp: it splits a bare non-ASCII character into bytes
+    and merges a bare escape into the literal before it, so that a quantifier after either
+    repeats the wrong part."""
+    lone = ranges[0][0] if len(ranges) == 1 and ranges[0][0] == ranges[0][1] else None
+    if lone is not None and lone < 0x80 and chr(lone).isalnum():
+        return _char(lone)
     parts = (_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}" for lo, hi in ranges)
     return f"[{''.join(parts)}]"
 
@@ -105,6 +110,7 @@ class _Reader:
         self.narrowed = False
         self.atoms = 0
         self.last: tuple[Ranges, int, int | None] | None = None
+        self.empty = False  # can the item (or alternative, or group) just read match ""?
 
     def peek(self, offset: int = 0) -> str:
         i = self.at + offset
@@ -117,9 +123,12 @@ class _Reader:
 
     def alternatives(self, top: bool) -> list[str]:
         out = [self.alternative(top)]
+        empty = self.empty
         while self.peek() == "|":
             self.at += 1
             out.append(self.alternative(top))
+            empty |= self.empty
+        self.empty = empty
         return out
 
     def alternative(self, top: bool) -> str:
@@ -128,18 +137,22 @@ class _Reader:
         self.at += start
         out: list[str] = []
         end = False
+        empty = True
         while self.peek() not in ("", "|", ")"):
             if top and self.peek() == "$" and self.peek(1) in ("", "|"):
                 self.at += 1
                 end = True
                 break
             out.append(self.quantified())
+            empty &= self.empty
+        self.empty = empty
         pad = ("" if start else _ANY, "" if end else _ANY) if top else ("", "")
         self.narrowed |= bool(pad[0] or pad[1])  # the padding holds no `"`, `\`, controls
         return f"{pad[0]}{''.join(out)}{pad[1]}"
 
     def quantified(self) -> str:
         atom, ranges = self.atom()
+        empty = self.empty if ranges is None else False
         high: int | None
         low, high = 1, 1
         c = self.peek()
@@ -157,6 +170,9 @@ class _Reader:
             atom += self.text[self.at : end + 1]
             self.at = end + 1
         self.at += self.peek() == "?"  # lazy: the same strings when matched whole
+        if empty and high != 1:  # llama.cpp refuses the left recursion it becomes
+            raise Refused("a repeated group that can match nothing")
+        self.empty = empty or low == 0
         self.atoms += 1
         self.last = (ranges, low, high) if ranges is not None else None
         return atom
@@ -263,6 +279,17 @@ class _Reader:
 
 
 _ANY = f"{render_class(SAFE)}*"
+_HEX_AFTER_ESCAPE = re.compile(r"(\\x[0-9A-F]{2})([0-9A-Fa-f])")
+
+
+def _delimited(pattern: str) -> str:
+    """No hex digit right after a `\\xHH` escape: xgrammar reads every hex digit that
+    follows into the escape (`\\x2Ec` as U+02EC), so such a digit becomes an escape too."""
+    while True:
+        found = _HEX_AFTER_ESCAPE.sub(lambda m: f"{m[1]}\\x{ord(m[2]):02X}", pattern)
+        if found == pattern:
+            return found
+        pattern = found
 
 
 def rewrite(pattern: str) -> Rewritten:
@@ -279,7 +306,7 @@ def rewrite(pattern: str) -> Rewritten:
         raise Refused("an unbalanced group")
     body = alternatives[0] if len(alternatives) == 1 else f"({'|'.join(alternatives)})"
     single = None
-    whole = f"^{body}$"
+    whole = _delimited(f"^{body}$")
     if len(alternatives) == 1 and reader.atoms == 1 and _ANY not in body:
         single = reader.last
     return Rewritten(whole, reader.narrowed, single)
@@ -296,4 +323,4 @@ def with_lengths(found: Rewritten, low: int | None, high: int | None) -> str | N
     hi = high if rep_high is None else (rep_high if high is None else min(rep_high, high))
     if hi is not None and hi < lo:
         return None
-    return f"^{render_class(ranges)}{{{lo},{'' if hi is None else hi}}}$"
+    return _delimited(f"^{render_class(ranges)}{{{lo},{'' if hi is None else hi}}}$")

@@ -569,7 +569,7 @@ READ_INVOICE_SCHEMA_GEMINI: JsonObject = {
 READ_INVOICE_SCHEMA_OLLAMA: JsonObject = {
     "type": "object",
     "properties": {
-        "invoice_number": {"type": "string", "pattern": "^[\\x2D0-9A-Z]+$"},
+        "invoice_number": {"type": "string", "pattern": "^[\\x2D\\x30-9A-Z]+$"},
         "issue_date": {"type": "string", "format": "date"},
         "currency": {"type": "string", "enum": ["USD", "EUR", "GBP"]},
         "line_items": {
