@@ -2,16 +2,20 @@
 behind Ollama), keeping its ECMA-262 meaning.
 
 The engines read a `pattern` otherwise than JSON Schema: xgrammar anchors it at both ends,
-llama.cpp takes only `^...$` and no anchor, group syntax or escape beyond `\\x \\u \\t \\n
-\\r`, neither knows `\\d \\w \\s` as ECMA-262 does (ASCII digits and word characters, its own
-spaces), and both match the pattern against the raw text between the quotes, where `"`, `\\` and
-control characters are escapes. So every pattern is rebuilt in the one form all three take
-alike: `^(?:A|B)$`, each search alternative padded with "any character" where it is not
-anchored, every character class spelled as explicit ranges of characters a JSON string holds
-unescaped. What cannot be rebuilt (lookaround, backreferences, word boundaries, Unicode
-properties, anchors inside the pattern) raises `Refused`; a class that would also admit `"`,
-`\\` or a control character is narrowed to the rest (`Rewritten.narrowed`), which the
-provider reports.
+llama.cpp takes only `^...$` and no anchor, group syntax or escape beyond `\\x \\u \\t
+\\n \\r`, neither knows `\\d \\w \\s` as ECMA-262 does (ASCII digits and word
+characters, its own spaces), and both match the pattern against the raw text between the
+quotes, where `"`, `\\` and control characters are escapes. So every pattern is rebuilt in
+the one form all three read alike: `^(A|B)$`, each search alternative padded with "any
+character" where it is not anchored, every class spelled as explicit ranges of characters a
+JSON string holds unescaped (a lone character other than an ASCII letter or digit is a class
+too, and no hex digit follows a `\\xHH` escape: see `render_class` and `_delimited`).
+
+What cannot be rebuilt (lookaround, word boundaries, anchors inside the pattern, a repeated
+group that can match nothing, which llama.cpp refuses as left recursion) raises `Refused`;
+the checker has already rejected backreferences and Unicode properties. A class that would
+also admit `"`, `\\` or a control character is narrowed to the rest, and so is the padding
+(`Rewritten.narrowed`), which the provider reports. `tests/engines/` holds the engines to it.
 """
 
 from __future__ import annotations
