@@ -93,6 +93,9 @@ ACCEPT = [
         {"s": "a } ``` </answer> // /* None True \u201c"},
         None,
     ),
+    # A whole reply that is `null` answers an output that admits null, as `3` answers :int.
+    (parse_signature(":int?"), "null", None, None),
+    (parse_signature(":any"), " null\n", None, None),
 ]
 
 
@@ -113,7 +116,7 @@ REJECT = [
     (SENTIMENT, "", "empty"),
     (SENTIMENT, "   \n ", "empty"),
     (SENTIMENT, "```json\n```", "no JSON"),
-    (SENTIMENT, "null", "no JSON"),
+    (SENTIMENT, "null", "does not match"),  # a null is an answer only where one is valid
     (SENTIMENT, "I cannot help with that.", "no JSON"),
     # Cut off while reasoning: a draft inside a block never closed is no answer.
     (SENTIMENT, '<think>Unhappy? {"sentiment": "negative", "score": 0.1}', "no JSON"),

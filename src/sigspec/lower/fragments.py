@@ -66,7 +66,7 @@ class Fragments:
         found: list[Diagnostic] = []
         chosen = self.providers.get(name) or self.providers.setdefault(name, provider(name))
         try:
-            built = self._build(sig, chosen.dialect, found)
+            built = self._build(sig, name, chosen.dialect, found)
         except Unsupported as exc:
             return Fragment({"unavailable": str(exc)}, tuple(found))
         found += self._limits(sig, chosen, built)
@@ -77,21 +77,23 @@ class Fragments:
             sig.name,
             request_description(sig),
             built,
-            lambda dialect: self._variant(sig, dialect, found),
+            lambda dialect: self._variant(sig, name, dialect, found),
         )
         requests: dict[str, Any] = {"wrapped": built.wrapped, **chosen.requests(request)}
         return Fragment(requests, tuple(found), built.schema)
 
     def _variant(
-        self, sig: ir.Signature, dialect: Dialect, found: list[Diagnostic]
+        self, sig: ir.Signature, name: str, dialect: Dialect, found: list[Diagnostic]
     ) -> Built | None:
         """Another dialect's form of the same signature (Gemini's OpenAPI subset)."""
         try:
-            return self._build(sig, dialect, found)
+            return self._build(sig, name, dialect, found)
         except Unsupported:
             return None
 
-    def _build(self, sig: ir.Signature, dialect: Dialect, found: list[Diagnostic]) -> Built:
+    def _build(
+        self, sig: ir.Signature, name: str, dialect: Dialect, found: list[Diagnostic]
+    ) -> Built:
         """Raises Unsupported (reported in `found`) when the dialect cannot express it."""
         losses: list[Loss] = []
         try:
@@ -106,13 +108,19 @@ class Fragments:
         except Unsupported as exc:
             found.append(
                 codes.PROVIDER_UNSUPPORTED.at_origin(
-                    sig.origin, provider=dialect.name, signature=sig.name, reason=str(exc)
+                    sig.origin,
+                    provider=_reported(name, dialect),
+                    signature=sig.name,
+                    reason=str(exc),
                 )
             )
             raise
         found += [
             codes.PROVIDER_LOSS.at_origin(
-                loss.origin or sig.origin, provider=dialect.name, where=loss.where, what=loss.what
+                loss.origin or sig.origin,
+                provider=_reported(name, dialect),
+                where=loss.where,
+                what=loss.what,
             )
             for loss in losses
         ]
@@ -125,6 +133,12 @@ class Fragments:
             )
             for what in chosen.limits(sig.name, built.schema)
         ]
+
+
+def _reported(provider: str, dialect: Dialect) -> str:
+    """How a report names the provider: by the name `--provider` takes, and a second form of
+    its schema by its fragment entry too."""
+    return f"{provider} (`{dialect.form}`)" if dialect.form else provider
 
 
 def build(

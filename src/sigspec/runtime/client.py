@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from .common import Limits, shown
 from .mustache import render as render_template
@@ -68,11 +68,15 @@ class Spec:
 
 @dataclass(frozen=True)
 class Reply:
-    """What a callback returned, in one shape."""
+    """What a callback returned, in one shape: `refusal` is the model's (or the provider's)
+    refusal to answer, which ends the call; `reasoning` the thoughts the provider returned
+    apart from the answer, kept for the caller and never parsed."""
 
     content: str | None
     tool_calls: list[dict[str, Any]]
     tokens: dict[str, int]
+    refusal: str | None = None
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,8 +124,23 @@ class JsonEnforcementError(RuntimeError):
         )
 
 
+class RefusalError(JsonEnforcementError):
+    """The model (or the provider's filter) refused to answer: `.refusal` says why. No retry
+    follows, since asking again with the refused reply as feedback would not change it."""
+
+    def __init__(self, signature: str, step: Step[None], refusal: str) -> None:
+        super().__init__(signature, step)
+        self.refusal = refusal
+        turns = len(step.turns)
+        self.args = (
+            f"{signature}: the model refused to answer on turn {turns}: "
+            + refusal[:REPLY_LIMIT],
+        )
+
+
 class CallbackError(TypeError):
-    """The callback returned something that is neither text nor {content, tool_calls, tokens}."""
+    """The callback returned something that is neither text nor {content, tool_calls, tokens}
+    (with `refusal` and `reasoning` optional)."""
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -159,7 +178,17 @@ def read_reply(raw: Any) -> Reply:
     calls = _array(given)
     if calls != given or not all(isinstance(c, Mapping) for c in calls):
         raise CallbackError("the llm callback's `tool_calls` must be a list of dicts")
-    return Reply(content, [_object(c) for c in calls], _tokens(reply.get("tokens")))
+    texts = {key: reply.get(key) for key in ("refusal", "reasoning")}
+    for key, text in texts.items():
+        if text is not None and not isinstance(text, str):
+            raise CallbackError(f"the llm callback's `{key}` must be a string or None")
+    return Reply(
+        content,
+        [_object(c) for c in calls],
+        _tokens(reply.get("tokens")),
+        texts["refusal"] or None,
+        texts["reasoning"] or None,
+    )
 
 
 def _add_usage(total: dict[str, int], tokens: Mapping[str, int]) -> None:
@@ -206,14 +235,38 @@ def _first_request(
 
 def _as_tool(request: Request, spec: Spec) -> Request:
     """Ask for the answer as the arguments of a forced `respond` tool (PtcRunner's way)."""
+    parameters, _ = tool_parameters(spec.schema or {})
     tool = {
         "name": RESPOND_TOOL,
         "description": spec.doc or "Return your response",
-        "parameters": copy.deepcopy(
-            spec.schema
-        ),  # the module's constant serves every call
+        "parameters": parameters,
     }
     return {**request, "tools": [tool], "tool_choice": {"tool": RESPOND_TOOL}}
+
+
+def tool_parameters(schema: JsonObject) -> tuple[JsonObject, str | None]:
+    """An output's schema as a tool's parameters, which every provider wants an object: a
+    root `$ref` to a map is that map (its `$defs` kept for recursion), any other root that
+    is no map goes under a key as the fragments wrap it (`items` for a list, else `result`),
+    which is returned with it. A copy: the module's constant serves every call."""
+    schema = copy.deepcopy(schema)
+    defs = _object(schema.pop("$defs", None))
+    target = schema.get("$ref")
+    name = target[len("#/$defs/") :] if isinstance(target, str) else ""
+    if target == f"#/$defs/{name}" and _object(defs.get(name)).get("type") == "object":
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        return {**_object(defs[name]), **rest, "$defs": defs}, None
+    with_defs = {"$defs": defs} if defs else {}
+    if schema.get("type") == "object":
+        return {**schema, **with_defs}, None
+    key = "items" if schema.get("type") == "array" else "result"
+    wrapper = {
+        "type": "object",
+        "properties": {key: schema},
+        "required": [key],
+        "additionalProperties": False,
+    }
+    return {**wrapper, **with_defs}, key
 
 
 def _answer_text(reply: Reply, structured: str) -> str:
@@ -250,21 +303,31 @@ def run_json(
     if budget < 1:
         raise ValueError("max_turns must be at least 1")
     request = _first_request(spec, values, described or {})
+    keys = _wrapped_keys(spec)
     if structured == "tool":
         request = _as_tool(request, spec)
+        keys |= _wrapped_keys(spec, tool_parameters(spec.schema or {})[1])
     turns: list[Turn] = []
     usage: dict[str, int] = {}
     errors: Errors = []
     for _ in range(budget):
         reply = read_reply(llm(request))
         _add_usage(usage, reply.tokens)
+        if reply.refusal is not None:
+            _refused(spec, turns, Turn(request, reply, [], []), usage)
         text = _answer_text(reply, structured)
         try:
             parsed = parse(text)
-            value = convert(parsed.value)
-            repairs = list(parsed.repairs)
+            # An output the wrapper itself is valid for (`:any`) still gets the inside.
+            unwrapped = _unwrapped(parsed.value, keys, parse, convert)
+            if unwrapped is not None:
+                value, repairs = unwrapped
+                repairs[1:1] = parsed.repairs
+            else:
+                value = convert(parsed.value)
+                repairs = list(parsed.repairs)
         except ValueError as exc:
-            unwrapped = _unwrapped(text, spec, parse, convert)
+            unwrapped = _unwrapped(_decoded(text), keys, parse, convert)
             if unwrapped is not None:
                 value, repairs = unwrapped
                 turns.append(Turn(request, reply, [], repairs))
@@ -291,30 +354,54 @@ def _with_limits(parse: Callable[..., Any], limits: Limits) -> Callable[[str], A
     return lambda text: parse(text, limits=limits)
 
 
+def _refused(
+    spec: Spec, turns: list[Turn], turn: Turn, usage: dict[str, int]
+) -> NoReturn:
+    refusal = turn.reply.refusal or ""
+    errors = [("root", f"the model refused to answer: {refusal[:REPLY_LIMIT]}")]
+    turns.append(Turn(turn.request, turn.reply, errors, []))
+    failed: Step[None] = Step(
+        None, tuple(turns), usage, Failure("the model refused to answer", errors)
+    )
+    raise RefusalError(spec.name, failed, refusal)
+
+
+def _wrapped_keys(spec: Spec, *more: str | None) -> set[str]:
+    """The keys the fragments (and `more`) wrap a root that is no object under."""
+    entries = map(_object, (spec.fragments or {}).values())
+    found = [entry.get("wrapped") for entry in entries]
+    return {key for key in (*found, *more) if isinstance(key, str)}
+
+
+_NOT_JSON = object()
+
+
+def _decoded(text: str) -> Any:
+    """`text` as strict JSON, or a value no wrapper is."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
 def _unwrapped(
-    text: str, spec: Spec, parse: Callable[[str], Any], convert: Callable[[Any], T]
+    value: Any,
+    keys: set[str],
+    parse: Callable[[str], Any],
+    convert: Callable[[Any], T],
 ) -> tuple[T, list[tuple[str, str]]] | None:
     """The answer inside a provider's root wrapper: OpenAI and Anthropic take only an object
-    at the root, so the compiled fragments ask for `{"result": ...}` (`{"items": [...]}` for a
-    list) when the output is no map, and a model answering through them replies so. Only a
-    reply that is exactly such an object, under the key the fragments name."""
-    entries = map(_object, (spec.fragments or {}).values())
-    keys = {entry.get("wrapped") for entry in entries} - {None}
-    if not keys:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
+    at the root, so the compiled fragments (and a forced tool's parameters) ask for
+    `{"result": ...}` (`{"items": [...]}` for a list) when the output is no map, and a model
+    answering through them replies so. Only a reply that is exactly such an object, under a
+    key the fragments name, whose content is a valid answer."""
+    if not keys or not isinstance(value, dict):
         return None
     answer = _object(value)
-    if (
-        not isinstance(value, dict)
-        or len(answer) != 1
-        or next(iter(answer)) not in keys
-    ):
+    if len(answer) != 1 or next(iter(answer)) not in keys:
         return None
     ((key, inner),) = answer.items()
-    try:  # as a fenced block: a candidate whatever its type (a bare `3` is none, by the policy)
+    try:  # as a fenced block: a candidate whatever its type
         parsed = parse(f"```json\n{json.dumps(inner)}\n```")
         result = convert(parsed.value)
     except ValueError:
@@ -371,10 +458,13 @@ def run_text(
     llm: Llm,
     described: Mapping[str, str] | None = None,
 ) -> Step[str]:
-    """Text mode: one call, the reply as it is, no parsing and no retries."""
+    """Text mode: one call, the reply as it is, no parsing and no retries (a refusal is
+    `RefusalError`)."""
     request = _first_request(spec, values, described or {})
     reply = read_reply(llm(request))
     turn = Turn(request, reply, [], [])
+    if reply.refusal is not None:
+        _refused(spec, [], turn, dict(reply.tokens))
     return Step(reply.content or "", (turn,), dict(reply.tokens), None, {})
 
 
@@ -569,67 +659,193 @@ def _text(content: Any) -> Any:
     return "".join(p for p in parts if isinstance(p, str))
 
 
-def _answer(content: Any, calls: Any, tokens: Any) -> dict[str, Any]:
-    return {"content": content, "tool_calls": calls, "tokens": _tokens(tokens)}
+def _response(raw: Any) -> dict[str, Any]:
+    """A response as the readers take it: the body as JSON, a dump of an SDK's response
+    object, or the object itself (a pydantic model: OpenAI's, Anthropic's, google-genai's and
+    ollama's are), dumped here by alias."""
+    dump = getattr(raw, "model_dump", None)
+    if callable(dump) and not isinstance(raw, Mapping):
+        raw = dump(by_alias=True)
+    return _object(raw)
 
 
-def read_openai(response: Mapping[str, Any]) -> dict[str, Any]:
-    """{content, tool_calls, tokens} from a Chat Completions response."""
+def _either(fields: Mapping[str, Any], *names: str) -> Any:
+    """The first of `names` present and not null: a response dumped by alias (the wire's
+    camelCase) or by field name (google-genai's `model_dump()` gives snake_case)."""
+    for name in names:
+        value = fields.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def _word(value: Any) -> str | None:
+    """A string (a str-valued enum, as SDK objects dumped in Python mode hold, as its plain
+    value), or None."""
+    return str.__str__(value) if isinstance(value, str) else None
+
+
+def _sum(*counts: Any) -> int | None:
+    """Token counts added up (those given), so that every provider's `input` and `output`
+    count the same tokens: all the prompt read, all the model wrote."""
+    given = [n for n in counts if type(n) is int]
+    return sum(given) if given else None
+
+
+def _joined(texts: list[str]) -> str | None:
+    return "".join(texts) if texts else None
+
+
+def _answer(
+    content: Any,
+    calls: Any,
+    tokens: Any,
+    refusal: str | None = None,
+    reasoning: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "content": content,
+        "tool_calls": calls,
+        "tokens": _tokens(tokens),
+        "refusal": refusal,
+        "reasoning": reasoning,
+    }
+
+
+def read_openai(response: Any) -> dict[str, Any]:
+    """{content, tool_calls, tokens, refusal, reasoning} from a Chat Completions response
+    (a `ChatCompletion`, its `model_dump()`, or the body as JSON). `refusal` is the model's refusal
+    (`message.refusal`, or a reply stopped by the content filter); `reasoning` the thoughts
+    some compatible servers return apart (`reasoning_content`, `reasoning`)."""
+    response = _response(response)
     choices = _array(response.get("choices"))
-    message = _object(_object(choices[0] if choices else None).get("message"))
+    choice = _object(choices[0] if choices else None)
+    message = _object(choice.get("message"))
     usage = _object(response.get("usage"))
     tokens = {
         "input": usage.get("prompt_tokens"),
         "output": usage.get("completion_tokens"),
     }
     content = _text(message.get("content"))
-    return _answer(content, _calls(message.get("tool_calls"), "arguments"), tokens)
+    calls = _calls(message.get("tool_calls"), "arguments")
+    parts = map(_object, _array(message.get("content")))
+    refused = [p.get("refusal") for p in parts if p.get("type") == "refusal"]
+    refusal = _word(message.get("refusal")) or _joined(list(filter(None, refused)))
+    stop = _word(choice.get("finish_reason"))
+    if refusal is None and stop == "content_filter" and not content and not calls:
+        refusal = (
+            'the content filter stopped the reply (finish_reason "content_filter")'
+        )
+    reasoning = _word(_either(message, "reasoning_content", "reasoning"))
+    return _answer(content, calls, tokens, refusal, reasoning or None)
 
 
-def read_anthropic(response: Mapping[str, Any]) -> dict[str, Any]:
-    """{content, tool_calls, tokens} from a Messages API response."""
+def read_anthropic(response: Any) -> dict[str, Any]:
+    """{content, tool_calls, tokens, refusal, reasoning} from a Messages API response
+    (a `Message`, its `model_dump()`, or the body as JSON): text blocks joined, `tool_use` blocks as
+    calls, `thinking` blocks as reasoning, `stop_reason: "refusal"` as a refusal."""
+    response = _response(response)
     texts: list[str] = []
+    thoughts: list[str] = []
     calls: list[dict[str, Any]] = []
     for block in map(_object, _array(response.get("content"))):
-        if block.get("type") == "text":
-            text = block.get("text")
-            texts.append(text if isinstance(text, str) else "")
-        elif block.get("type") == "tool_use":
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(_word(block.get("text")) or "")
+        elif kind == "thinking":
+            thoughts.append(_word(block.get("thinking")) or "")
+        elif kind == "tool_use":
             name, arguments = block.get("name"), block.get("input")
             calls.append({"id": block.get("id"), "name": name, "arguments": arguments})
     usage = _object(response.get("usage"))
-    tokens = {"input": usage.get("input_tokens"), "output": usage.get("output_tokens")}
-    return _answer("".join(texts) if texts else None, calls, tokens)
+    tokens = {  # input_tokens leaves out the tokens read from and written to the cache
+        "input": _sum(
+            usage.get("input_tokens"),
+            usage.get("cache_creation_input_tokens"),
+            usage.get("cache_read_input_tokens"),
+        ),
+        "output": usage.get("output_tokens"),
+    }
+    refusal = None
+    if _word(response.get("stop_reason")) == "refusal":
+        said = "".join(texts).strip()
+        refusal = 'stop_reason "refusal"' + (f": {said}" if said else "")
+    return _answer(_joined(texts), calls, tokens, refusal, _joined(thoughts))
 
 
-def read_gemini(response: Mapping[str, Any]) -> dict[str, Any]:
-    """{content, tool_calls, tokens} from a generateContent response."""
+# Gemini's reasons for a candidate with no answer: blocked, not a mere stop.
+_GEMINI_BLOCKED = frozenset(
+    {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY"}
+)
+
+
+def read_gemini(response: Any) -> dict[str, Any]:
+    """{content, tool_calls, tokens, refusal, reasoning} from a generateContent response:
+    the body as JSON, or google-genai's `GenerateContentResponse`, as it is or dumped by
+    alias (camelCase) or not (snake_case). Thought parts (`thought: true`) are the reasoning, not
+    the content; a blocked prompt or a candidate stopped for safety is a refusal."""
+    response = _response(response)
     candidates = _array(response.get("candidates"))
-    content = _object(_object(candidates[0] if candidates else None).get("content"))
-    parts = list(map(_object, _array(content.get("parts"))))
-    texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
+    candidate = _object(candidates[0] if candidates else None)
+    parts = list(map(_object, _array(_object(candidate.get("content")).get("parts"))))
+    texts = [p for p in parts if isinstance(p.get("text"), str)]
+    answer = [p["text"] for p in texts if p.get("thought") is not True]
+    reasoning = [p["text"] for p in texts if p.get("thought") is True]
     calls = [
-        {"id": None, "name": call.get("name"), "arguments": call.get("args")}
-        for call in (_object(p.get("functionCall")) for p in parts)
+        {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
+        for call in (
+            _object(_either(p, "functionCall", "function_call")) for p in parts
+        )
         if call
     ]
-    usage = _object(response.get("usageMetadata"))
-    tokens = {
-        "input": usage.get("promptTokenCount"),
-        "output": usage.get("candidatesTokenCount"),
+    usage = _object(_either(response, "usageMetadata", "usage_metadata"))
+    tokens = {  # the candidates' count leaves out the thinking tokens, billed as output
+        "input": _either(usage, "promptTokenCount", "prompt_token_count"),
+        "output": _sum(
+            _either(usage, "candidatesTokenCount", "candidates_token_count"),
+            _either(usage, "thoughtsTokenCount", "thoughts_token_count"),
+        ),
     }
-    return _answer("".join(texts) if texts else None, calls, tokens)
+    return _answer(
+        _joined(answer),
+        calls,
+        tokens,
+        _gemini_refusal(response, candidate, any(answer) or bool(calls)),
+        _joined(reasoning),
+    )
 
 
-def read_ollama(response: Mapping[str, Any]) -> dict[str, Any]:
-    """{content, tool_calls, tokens} from an Ollama /api/chat response."""
+def _gemini_refusal(
+    response: Mapping[str, Any], candidate: Mapping[str, Any], answered: bool
+) -> str | None:
+    feedback = _object(_either(response, "promptFeedback", "prompt_feedback"))
+    blocked = _word(_either(feedback, "blockReason", "block_reason"))
+    if blocked:
+        said = _word(_either(feedback, "blockReasonMessage", "block_reason_message"))
+        return f'the prompt was blocked (blockReason "{blocked}")' + (
+            f": {said}" if said else ""
+        )
+    stop = _word(_either(candidate, "finishReason", "finish_reason"))
+    if stop in _GEMINI_BLOCKED and not answered:
+        return f'the reply was blocked (finishReason "{stop}")'
+    return None
+
+
+def read_ollama(response: Any) -> dict[str, Any]:
+    """{content, tool_calls, tokens, refusal, reasoning} from an Ollama /api/chat response
+    (a `ChatResponse`, its `model_dump()`, or the body as JSON); `message.thinking` is the
+    reasoning."""
+    response = _response(response)
     message = _object(response.get("message"))
     tokens = {
         "input": response.get("prompt_eval_count"),
         "output": response.get("eval_count"),
     }
     calls = [{**c, "id": None} for c in _calls(message.get("tool_calls"), "arguments")]
-    return _answer(_text(message.get("content")), calls, tokens)
+    reasoning = _word(message.get("thinking")) or None
+    # Ollama sends "" beside tool calls, where the other APIs send no content.
+    content = _text(message.get("content"))
+    return _answer(content if content != "" else None, calls, tokens, None, reasoning)
 
 
 # -- an OpenAI-compatible HTTP callback ----------------------------------------------------------
@@ -673,7 +889,13 @@ class OpenAICompatible:
         payload = openai_payload(request, self.model)
         answer = read_openai(self._post(payload))
         wants_json = request.get("output") == "json" and not _forced_tool(request)
-        if self.repair and wants_json and not _looks_like_json(answer["content"]):
+        refused = answer["refusal"] is not None
+        if (
+            self.repair
+            and wants_json
+            and not refused
+            and not _looks_like_json(answer["content"])
+        ):
             payload["messages"] = [
                 *payload["messages"],
                 {"role": "assistant", "content": answer["content"] or ""},
@@ -740,6 +962,7 @@ __all__ = [
     "Llm",
     "LlmHttpError",
     "OpenAICompatible",
+    "RefusalError",
     "Reply",
     "Request",
     "Spec",
@@ -761,4 +984,5 @@ __all__ = [
     "retry_values",
     "run_json",
     "run_text",
+    "tool_parameters",
 ]

@@ -1,7 +1,9 @@
 # The string formats of JSON Schema 2020-12 that a valid value is checked against, with
 # the standard library only, each exactly as the specification defines it:
 #   date-time, date, time  RFC 3339 section 5.6: `T` and `Z` in either case, a real
-#                          calendar day, an offset, a leap second (:60) at 23:59 UTC
+#                          calendar day, an offset; years 0001-9999 and seconds 00-59,
+#                          as Python's datetime (the models' type) holds no year 0 and
+#                          no leap second
 #   duration               RFC 3339 appendix A (ABNF: designators in either case)
 #   email                  RFC 5321 Mailbox: a dot-string or quoted local part, then a
 #                          domain or an IPv4 / `IPv6:` address literal; ASCII only
@@ -25,11 +27,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-# Fields in range by the pattern alone; the day of the month (past 28) and a leap second
-# (second 60) are then checked in code, only when they occur.
+# Fields in range by the pattern alone; the day of the month (past 28) and the year 0000
+# are then checked in code, only when they occur.
 _TIME = (
-    r"([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(?:\.[0-9]+)?"
-    r"([Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+    r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?"
+    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 )
 _DATE = r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
 _DUR_TIME = r"T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
@@ -84,24 +86,15 @@ def _whole(name: str, value: str) -> bool:
 
 
 def _day_ok(year: str, month: str, day: str) -> bool:
-    """The month has the day (past the 28th, which every month has)."""
+    """A year from 0001 whose month has the day (past the 28th, which every month has)."""
+    if year == "0000":
+        return False
     if day <= "28":
         return True
     if month == "02":
         y = int(year)
         return day == "29" and y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
     return day <= "30" or month in ("01", "03", "05", "07", "08", "10", "12")
-
-
-def _time_ok(hour: str, minute: str, second: str, zone: str) -> bool:
-    """No leap second, or one that ends a UTC day: 23:59 once the offset is undone."""
-    if second != "60":
-        return True
-    offset = 0
-    if zone not in ("Z", "z"):
-        offset = int(zone[1:3]) * 60 + int(zone[4:6])
-        offset = offset if zone[0] == "+" else -offset
-    return (int(hour) * 60 + int(minute) - offset) % 1440 == 23 * 60 + 59
 
 
 def is_date(value: str) -> bool:
@@ -112,17 +105,13 @@ def is_date(value: str) -> bool:
 
 def is_time(value: str) -> bool:
     """RFC 3339 full-time: hh:mm:ss, an optional fraction and a required offset."""
-    found = _pattern("time").fullmatch(value)
-    return found is not None and _time_ok(*found.groups())
+    return _whole("time", value)
 
 
 def is_datetime(value: str) -> bool:
     """RFC 3339 date-time: a full-date, `T` (or `t`), a full-time."""
     found = _pattern("date-time").fullmatch(value)
-    if found is None:
-        return False
-    year, month, day, hour, minute, second, zone = found.groups()
-    return _day_ok(year, month, day) and _time_ok(hour, minute, second, zone)
+    return found is not None and _day_ok(*found.groups())
 
 
 def is_duration(value: str) -> bool:
@@ -248,9 +237,12 @@ def is_relative_json_pointer(value: str) -> bool:
 
 # format: (its test, what an error message says was expected)
 CHECKS: dict[str, tuple[Callable[[str], bool], str]] = {
-    "date-time": (is_datetime, "an RFC 3339 date-time with an offset"),
-    "date": (is_date, "an RFC 3339 date"),
-    "time": (is_time, "an RFC 3339 time with an offset"),
+    "date-time": (
+        is_datetime,
+        "an RFC 3339 date-time with an offset (year 0001 or later, no leap second)",
+    ),
+    "date": (is_date, "an RFC 3339 date (year 0001 or later)"),
+    "time": (is_time, "an RFC 3339 time with an offset (no leap second)"),
     "duration": (is_duration, "an RFC 3339 duration"),
     "email": (is_email, "an email address"),
     "hostname": (is_hostname, "a host name"),

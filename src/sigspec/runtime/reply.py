@@ -114,9 +114,11 @@ _FENCE = re.compile(
 # The lookbehind after the first backtick, not before it: a pattern that starts with a
 # literal is searched at C speed.
 _CODE = re.compile(r"`(?<!``)([^`\n]+)`(?!`)")
-# A whole reply that is a JSON number or boolean (no `null`: the policy rejects it; no
-# bare words), the natural answer when the output is a scalar.
-_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false")
+# A whole reply that is a JSON number, boolean or null (no bare words), the natural answer
+# when the output is a scalar; `null` is an answer only where the output admits null.
+_SCALAR = re.compile(
+    r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null"
+)
 # Outside brackets: the text up to the next opener, then a whole bracket pair with no
 # bracket or quote inside (group 1: most spans, taken in one step) or else the opener
 # alone (group 2), or else the text's end (which no backtracking then looks before).

@@ -287,11 +287,12 @@ const depthMessage = (depth: number): string =>
 // same text two ways) and take no `u` flag: with it, `i` would let `ſ` stand for `s` and the
 // Kelvin sign for `k`, where Python's ASCII flag folds ASCII letters only.
 
-// Fields in range by the pattern alone; the day of the month (past 28) and a leap second
-// (second 60) are then checked in code, only when they occur.
+// Fields in range by the pattern alone; the day of the month (past 28) and the year 0000
+// are then checked in code, only when they occur. No leap second and no year 0: Python's
+// datetime, the generated models' type, holds neither.
 const TIME =
-  String.raw`([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(?:\.[0-9]+)?` +
-  "([Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
+  String.raw`(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?` +
+  "(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
 const DATE = "([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
 const DUR_TIME =
   "T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)";
@@ -356,31 +357,15 @@ function rpartition(text: string, sep: string): [string, string, string] {
     : [text.slice(0, i), sep, text.slice(i + sep.length)];
 }
 
-/** The month has the day (past the 28th, which every month has). */
+/** A year from 0001 whose month has the day (past the 28th, which every month has). */
 function dayOk(year: string, month: string, day: string): boolean {
+  if (year === "0000") return false;
   if (day <= "28") return true;
   if (month === "02") {
     const y = Number(year);
     return day === "29" && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   }
   return day <= "30" || LONG_MONTHS.includes(month);
-}
-
-/** No leap second, or one that ends a UTC day: 23:59 once the offset is undone. */
-function timeOk(
-  hour: string,
-  minute: string,
-  second: string,
-  zone: string,
-): boolean {
-  if (second !== "60") return true;
-  let offset = 0;
-  if (zone !== "Z" && zone !== "z") {
-    offset = Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6));
-    offset = zone.startsWith("+") ? offset : -offset;
-  }
-  const utc = (Number(hour) * 60 + Number(minute) - offset + 1440) % 1440;
-  return utc === 23 * 60 + 59;
 }
 
 /** RFC 3339 full-date: YYYY-MM-DD, a day the month has. */
@@ -393,19 +378,15 @@ export function isDate(value: string): boolean {
 
 /** RFC 3339 full-time: hh:mm:ss, an optional fraction and a required offset. */
 export function isTime(value: string): boolean {
-  const found = TIME_FORMAT.exec(value);
-  if (found === null) return false;
-  const [, hour = "", minute = "", second = "", zone = ""] = found;
-  return timeOk(hour, minute, second, zone);
+  return TIME_FORMAT.test(value);
 }
 
 /** RFC 3339 date-time: a full-date, `T` (or `t`), a full-time. */
 export function isDatetime(value: string): boolean {
   const found = DATE_TIME_FORMAT.exec(value);
   if (found === null) return false;
-  const [, year = "", month = "", day = "", hour = "", minute = ""] = found;
-  const [second = "", zone = ""] = found.slice(6);
-  return dayOk(year, month, day) && timeOk(hour, minute, second, zone);
+  const [, year = "", month = "", day = ""] = found;
+  return dayOk(year, month, day);
 }
 
 /** RFC 3339 appendix A duration: `P1Y2M3DT4H5M6S`, `PT36H`, `P2W`, ... */
@@ -525,9 +506,15 @@ export function isRelativeJsonPointer(value: string): boolean {
 
 /** Each format the runtime checks: its test, and what a message says was expected. */
 const FORMATS = new Map<string, readonly [(value: string) => boolean, string]>([
-  ["date-time", [isDatetime, "an RFC 3339 date-time with an offset"]],
-  ["date", [isDate, "an RFC 3339 date"]],
-  ["time", [isTime, "an RFC 3339 time with an offset"]],
+  [
+    "date-time",
+    [
+      isDatetime,
+      "an RFC 3339 date-time with an offset (year 0001 or later, no leap second)",
+    ],
+  ],
+  ["date", [isDate, "an RFC 3339 date (year 0001 or later)"]],
+  ["time", [isTime, "an RFC 3339 time with an offset (no leap second)"]],
   ["duration", [isDuration, "an RFC 3339 duration"]],
   ["email", [isEmail, "an email address"]],
   ["hostname", [isHostname, "a host name"]],
@@ -645,7 +632,10 @@ class Checker {
           return this.fail(path, `expected date-time string, got ${kindOf(v)}`);
         return isDatetime(v)
           ? v
-          : this.fail(path, "expected an RFC 3339 date-time with an offset");
+          : this.fail(
+              path,
+              "expected an RFC 3339 date-time with an offset (year 0001 or later, no leap second)",
+            );
       case "int":
         return this.int(v, path);
       case "float":
@@ -1249,10 +1239,10 @@ function tagSpans(text: string): [number, number][] {
   return spans;
 }
 
-/** A whole reply that is a JSON number or boolean (no `null`, no bare words): the natural
- * answer when the output is a scalar. */
+/** A whole reply that is a JSON number, boolean or null (no bare words): the natural answer
+ * when the output is a scalar; `null` is an answer only where the output admits null. */
 const SCALAR =
-  /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false)$/;
+  /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)$/;
 
 /** Every explicit candidate in order, each sliced only when asked for. */
 function* allCandidates(text: string): Generator<string> {
@@ -2043,13 +2033,16 @@ export interface ToolCall {
   arguments?: unknown;
   [key: string]: unknown;
 }
-/** What the callback may return: the reply text, or {content, tool_calls, tokens}. */
+/** What the callback may return: the reply text, or {content, tool_calls, tokens} with the
+ * model's `refusal` (which ends the call) and its `reasoning` (kept, never parsed). */
 export type LlmReply =
   | string
   | {
       content?: string | null;
       tool_calls?: ToolCall[] | null;
       tokens?: Record<string, number> | null;
+      refusal?: string | null;
+      reasoning?: string | null;
     };
 export type Llm = (request: Request) => LlmReply | Promise<LlmReply>;
 
@@ -2057,6 +2050,8 @@ export interface Reply {
   content: string | null;
   tool_calls: ToolCall[];
   tokens: Record<string, number>;
+  refusal: string | null;
+  reasoning: string | null;
 }
 export interface Turn {
   request: Request;
@@ -2126,6 +2121,18 @@ export class JsonEnforcementError extends Error {
   }
 }
 
+/** The model (or the provider's filter) refused to answer: `.refusal` says why. No retry
+ * follows, since asking again with the refused reply as feedback would not change it. */
+export class RefusalError extends JsonEnforcementError {
+  readonly refusal: string;
+  constructor(signature: string, step: Step<null>, refusal: string) {
+    super(signature, step);
+    this.name = "RefusalError";
+    this.refusal = refusal;
+    this.message = `${signature}: the model refused to answer on turn ${step.turns.length}: ${Array.from(refusal).slice(0, REPLY_LIMIT).join("")}`;
+  }
+}
+
 /** The callback returned something that is neither text nor {content, tool_calls, tokens}. */
 export class CallbackError extends TypeError {
   constructor(message: string) {
@@ -2167,7 +2174,13 @@ export function retryValues(
 
 export function readReply(raw: unknown): Reply {
   if (typeof raw === "string")
-    return { content: raw, tool_calls: [], tokens: {} };
+    return {
+      content: raw,
+      tool_calls: [],
+      tokens: {},
+      refusal: null,
+      reasoning: null,
+    };
   if (!isMap(raw))
     throw new CallbackError(
       `the llm callback returned ${kindOf(raw)}, not a string or an object`,
@@ -2190,7 +2203,22 @@ export function readReply(raw: unknown): Reply {
     for (const [key, value] of Object.entries(given))
       if (isInt(value)) put(tokens, key, value);
   }
-  return { content, tool_calls: calls.map((c) => ({ ...c })), tokens };
+  const texts: Record<string, string | null> = {};
+  for (const key of ["refusal", "reasoning"]) {
+    const text = raw[key] ?? null;
+    if (text !== null && typeof text !== "string")
+      throw new CallbackError(
+        `the llm callback's \`${key}\` must be a string or null`,
+      );
+    texts[key] = text === "" ? null : text;
+  }
+  return {
+    content,
+    tool_calls: calls.map((c) => ({ ...c })),
+    tokens,
+    refusal: texts["refusal"] ?? null,
+    reasoning: texts["reasoning"] ?? null,
+  };
 }
 
 function addUsage(
@@ -2247,9 +2275,94 @@ function asTool(request: Request, spec: Spec): Request {
   const tool = {
     name: RESPOND_TOOL,
     description: spec.doc || "Return your response",
-    parameters: spec.schema(),
+    parameters: toolParameters(spec.schema())[0],
   };
   return { ...request, tools: [tool], tool_choice: { tool: RESPOND_TOOL } };
+}
+
+/** An output's schema as a tool's parameters, which every provider wants an object: a root
+ * `$ref` to a map is that map (its `$defs` kept for recursion), any other root that is no
+ * map goes under a key (`items` for a list, else `result`), which is returned with it. */
+export function toolParameters(
+  schema: unknown,
+): [Record<string, unknown>, string | null] {
+  const root: Record<string, unknown> = isMap(schema) ? { ...schema } : {};
+  const defs = isMap(root["$defs"]) ? root["$defs"] : {};
+  delete root["$defs"];
+  const target = root["$ref"];
+  const name =
+    typeof target === "string" && target.startsWith("#/$defs/")
+      ? target.slice("#/$defs/".length)
+      : null;
+  const found = name !== null && hasOwn(defs, name) ? defs[name] : null;
+  if (isMap(found) && found["type"] === "object") {
+    delete root["$ref"];
+    return [{ ...found, ...root, $defs: defs }, null];
+  }
+  const withDefs = Object.keys(defs).length > 0 ? { $defs: defs } : {};
+  if (root["type"] === "object") return [{ ...root, ...withDefs }, null];
+  const key = root["type"] === "array" ? "items" : "result";
+  const wrapper = {
+    type: "object",
+    properties: { [key]: root },
+    required: [key],
+    additionalProperties: false,
+  };
+  return [{ ...wrapper, ...withDefs }, key];
+}
+
+/** The answer inside the wrapper of a forced tool's parameters: only an object that is exactly
+ * `{key: ...}` whose content is a valid answer. */
+function unwrapped<T>(
+  value: unknown,
+  key: string | null,
+  parse: (text: string) => ParseResult<T>,
+): ParseResult<T> | null {
+  if (key === null || !isMap(value)) return null;
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || keys[0] !== key) return null;
+  let parsed: ParseResult<T>;
+  try {
+    parsed = parse("```json\n" + dumps(value[key], true) + "\n```");
+  } catch (e) {
+    if (e instanceof ReplyError || e instanceof ValidationError) return null;
+    throw e;
+  }
+  const note: Issue = [
+    "root",
+    `unwrapped the answer from the provider's {${shown(key)}: ...}`,
+  ];
+  return { ...parsed, repairs: [note, ...parsed.repairs] };
+}
+
+function decoded(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function refused(
+  spec: Spec,
+  turns: Turn[],
+  turn: Turn,
+  usage: Record<string, number>,
+): never {
+  const refusal = turn.reply.refusal ?? "";
+  const shortened = Array.from(refusal).slice(0, REPLY_LIMIT).join("");
+  const errors: Issue[] = [
+    ["root", `the model refused to answer: ${shortened}`],
+  ];
+  turns.push({ ...turn, errors });
+  const failed: Step<null> = {
+    return: null,
+    turns,
+    usage,
+    fail: { reason: "the model refused to answer", errors },
+    fieldDescriptions: {},
+  };
+  throw new RefusalError(spec.name, failed, refusal);
 }
 
 function answerText(reply: Reply, structured: string): string {
@@ -2282,19 +2395,52 @@ export async function runJson<T>(
   const budget = options.maxTurns ?? spec.maxTurns;
   if (!(budget >= 1)) throw new RangeError("maxTurns must be at least 1");
   let request = firstRequest(spec, values, options.fieldDescriptions ?? {});
-  if (structured === "tool") request = asTool(request, spec);
+  let key: string | null = null;
+  if (structured === "tool") {
+    request = asTool(request, spec);
+    key = toolParameters(spec.schema())[1];
+  }
+  const parseOne = (text: string): ParseResult<T> =>
+    parse(text, options.limits);
   const turns: Turn[] = [];
   const usage: Record<string, number> = {};
   let errors: Issue[] = [];
   for (let turn = 0; turn < budget; turn++) {
     const reply = readReply(await llm(request));
     addUsage(usage, reply.tokens);
+    if (reply.refusal !== null)
+      refused(spec, turns, { request, reply, errors: [], repairs: [] }, usage);
     const text = answerText(reply, structured);
     let parsed: ParseResult<T>;
     try {
-      parsed = parse(text, options.limits);
+      parsed = parseOne(text);
+      // An output the wrapper itself is valid for (`:any`) still gets the inside.
+      const inside = unwrapped(parsed.value, key, parseOne);
+      if (inside !== null) {
+        const [note, ...rest] = inside.repairs;
+        parsed = {
+          ...inside,
+          repairs: [...(note ? [note] : []), ...parsed.repairs, ...rest],
+        };
+      }
     } catch (e) {
       if (!(e instanceof ReplyError || e instanceof ValidationError)) throw e;
+      const inside = unwrapped(decoded(text), key, parseOne);
+      if (inside !== null) {
+        turns.push({
+          request,
+          reply,
+          errors: [],
+          repairs: [...inside.repairs],
+        });
+        return {
+          return: inside.value,
+          turns,
+          usage,
+          fail: null,
+          fieldDescriptions: { ...spec.descriptions },
+        };
+      }
       errors = errorList(e);
       turns.push({ request, reply, errors, repairs: [] });
       const feedback = render(spec.retry ?? "", retryValues(text, errors));
@@ -2335,6 +2481,7 @@ export async function runText(
   const request = firstRequest(spec, values, options.fieldDescriptions ?? {});
   const reply = readReply(await llm(request));
   const turn: Turn = { request, reply, errors: [], repairs: [] };
+  if (reply.refusal !== null) refused(spec, [], turn, { ...reply.tokens });
   return {
     return: reply.content ?? "",
     turns: [turn],

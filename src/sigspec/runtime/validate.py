@@ -54,6 +54,7 @@ from .common import (
 )
 from .ecma import compiled as ecma_pattern
 from .formats import (
+    CHECKS,
     format_error,
     is_date,
     is_datetime,
@@ -523,7 +524,7 @@ class Checker:
         if type(v) is not str:
             return self.fail(path, f"expected date-time string, got {kind_of(v)}")
         if not is_datetime(v):
-            return self.fail(path, "expected an RFC 3339 date-time with an offset")
+            return self.fail(path, "expected " + CHECKS["date-time"][1])
         return v
 
     def _int(self, d: Descriptor, v: Any, path: str) -> Any:

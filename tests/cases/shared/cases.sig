@@ -46,6 +46,8 @@ signature how_many() -> :int
 
 signature decide() -> :bool
 
+signature maybe() -> :int?
+
 ## Text mode, and a prompt using every Mustache feature the templates allow.
 @output(text)
 @prompt("""Items:

@@ -1,20 +1,54 @@
 """Anthropic: structured outputs (`output_config.format`) and strict forced tools.
 
 Objects are closed, the root is an object, `:any` and recursive types cannot be expressed,
-`minItems` above 1 is refused, and few constraint keywords are enforced.
+`minItems` above 1 is refused, and few constraint keywords are enforced: `pattern` within
+Anthropic's regex subset (no back-references, lookaround, word boundaries, Unicode property
+escapes or large counted repeats), string formats and `minItems` 0 or 1.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from sigspec.lower.providers.base import JsonSchema, Provider, Request, objects
 from sigspec.lower.providers.dialect import Dialect
 
+# What Anthropic's structured-outputs docs list as unsupported in `pattern`, as ECMA-262 spells
+# it (an escape is read with the character after it, so `\\b` is no word boundary).
+_OUTSIDE = re.compile(
+    r"(?P<escape>\\[1-9]|\\k<|\\[bB]|\\[pP]\{)|(?P<look>\(\?<?[=!])"
+    r"|\{(?P<low>[0-9]+)(?:,(?P<high>[0-9]*))?\}|\\.|\[(?:\\.|[^\]\\])*\]"
+)
+# "Complex {n,m} quantifiers with large ranges" are unsupported; where "large" starts is not
+# documented: a counted repeat above this many is treated as large.
+MAX_REPEAT = 64
+_ESCAPES = {
+    "b": "a word boundary",
+    "B": "a word boundary",
+    "p": "a Unicode property escape",
+    "P": "a Unicode property escape",
+}
+
+
+def pattern_refusal(pattern: str) -> str | None:
+    """Why Anthropic cannot enforce this pattern, or None when it is inside its subset."""
+    for m in _OUTSIDE.finditer(pattern):
+        if m["escape"]:
+            return _ESCAPES.get(m["escape"][1], "a back-reference")
+        if m["look"]:
+            return "a lookaround"
+        if m["low"] is not None:
+            bounds = [int(m["low"]), int(m["high"] or 0)]
+            if max(bounds) > MAX_REPEAT:
+                return f"a counted repeat above {MAX_REPEAT}"
+    return None
+
+
 DIALECT = Dialect(
     "anthropic",
-    keywords=frozenset({"format", "minItems"}),
+    keywords=frozenset({"format", "minItems", "pattern"}),
     formats=frozenset(
         {
             "date-time",
@@ -34,6 +68,7 @@ DIALECT = Dialect(
     recursion=False,
     max_min_items=1,
     wrap_root=True,
+    pattern_refusal=pattern_refusal,
 )
 LIMITS = {"optional": 24, "unions": 16}
 

@@ -7,6 +7,7 @@ schema, reported as `provider-loss`, and still enforced by sigspec's validator a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # Annotations, not constraints: no validator enforces them, and sigspec's validator fills
@@ -57,3 +58,12 @@ class Dialect:
     any_as_types: bool = False  # `:any` as a list of every type (llama.cpp: `{}` is an object)
     # Formats the engine enforces otherwise than sigspec: (format, what differs), reported.
     format_gaps: tuple[tuple[str, str], ...] = ()
+    # A provider's second form of its schema: the fragment entry holding it, named in reports
+    # (Gemini's OpenAPI form is `openapi_request`); "" for a provider's own dialect.
+    form: str = ""
+    # The reason a provider cannot enforce this `pattern` (outside its regex subset), or None.
+    pattern_refusal: Callable[[str], str | None] | None = None
+    null_in_enum: bool = True  # Gemini: enum values are strings and numbers (null: anyOf)
+    # Gemini: a cyclic `$ref` may sit only in a property that is not required.
+    cycles_in_optional: bool = False
+    empty_objects: bool = True  # Gemini's OpenAPI form: an OBJECT needs properties

@@ -1,9 +1,14 @@
 """Gemini: `responseJsonSchema` (JSON Schema), and `responseSchema` (its OpenAPI 3.0 subset,
 for models and SDKs that take only that) as `openapi_request`.
 
-Every object gets `propertyOrdering`; enums hold strings and numbers only; a `$ref` takes no
-siblings. The OpenAPI form has no `$defs` (named types are inlined, so no recursion) and no
-`:any`, and spells types in upper case with `nullable`.
+Every object gets `propertyOrdering`; enums hold strings and numbers only (a nullable enum is
+`anyOf` [enum, null]); a `$ref` takes no siblings; a cyclic `$ref` may sit only in a property
+that is not required (the docs: cycles are unrolled to a limited depth), so such a property is
+optional in Gemini's schema and sigspec checks that it is there. The OpenAPI form has no
+`$defs` (named types are inlined, so no recursion), no `:any`, no `additionalProperties`
+(google-genai refuses `true` in the Gemini API before sending; objects there hold only their
+properties, so extra keys are lost) and no OBJECT without properties (`:map`, `{}`), and spells
+types in upper case with `nullable`.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ DIALECT = Dialect(
     enum_values="strings_numbers",
     property_ordering=True,
     ref_siblings=False,
+    null_in_enum=False,
+    cycles_in_optional=True,
 )
 OPENAPI = Dialect(
     "gemini-openapi",
+    form="openapi_request",
     keywords=NUMBER_BOUNDS | ITEM_BOUNDS | STRING_BOUNDS | {"format", "default"},
     formats=frozenset({"date-time"}),
     any_type=False,
@@ -30,6 +38,8 @@ OPENAPI = Dialect(
     enum_values="strings",
     property_ordering=True,
     refs=False,
+    closed_objects=True,
+    empty_objects=False,
 )
 
 
@@ -68,6 +78,8 @@ def to_openapi(schema: Any) -> Any:
         elif key == "enum":
             out["format"] = "enum"
             out["enum"] = [v for v in value if v is not None]
+        elif key == "additionalProperties":
+            continue  # always false here (closed_objects): an OBJECT holds only its properties
         elif key in ("properties",):
             out[key] = {name: to_openapi(v) for name, v in value.items()}
         else:
@@ -77,8 +89,10 @@ def to_openapi(schema: Any) -> Any:
 
 def _type(value: Any) -> dict[str, Any]:
     if isinstance(value, list):
-        kinds = [v for v in value if v != "null"]
-        out: dict[str, Any] = {"type": kinds[0].upper()} if len(kinds) == 1 else {}
+        kinds = [v.upper() for v in value if v != "null"]
+        out: dict[str, Any] = (
+            {"type": kinds[0]} if len(kinds) == 1 else {"anyOf": [{"type": k} for k in kinds]}
+        )
         if "null" in value:
             out["nullable"] = True
         return out

@@ -23,15 +23,12 @@ DIALECT = Dialect(
     any_as_types=True,
     # Measured with llama.cpp's converter (tests/engines/test_engines.py).
     format_gaps=(
-        ("date", "llama.cpp admits impossible days (2024-02-30, 2023-02-29)"),
-        (
-            "time",
-            "llama.cpp refuses a lowercase `z`, a leap second and fractions of other than 3 digits",
-        ),
+        ("date", "llama.cpp admits impossible days (2024-02-30, 2023-02-29) and the year 0000"),
+        ("time", "llama.cpp refuses a lowercase `z` and fractions of other than 3 digits"),
         (
             "date-time",
-            "llama.cpp admits impossible days and refuses a lowercase `t` or `z`, a leap "
-            "second and fractions of other than 3 digits",
+            "llama.cpp admits impossible days and the year 0000, and refuses a lowercase `t` "
+            "or `z` and fractions of other than 3 digits",
         ),
     ),
 )

@@ -68,6 +68,8 @@ class ProviderSchemaBuilder(SchemaBuilder):
         self.losses: list[Loss] = []
         self.path: list[str] = []
         self.origin: ir.Origin | None = None
+        self.current: str | None = None  # the named type whose definition is being built
+        self._reach: dict[str, frozenset[str]] = {}
 
     def lose(self, what: str) -> None:
         self.losses.append(Loss(".".join(self.path), what, self.origin))
@@ -79,6 +81,8 @@ class ProviderSchemaBuilder(SchemaBuilder):
             return dict(_ANY_SCALAR)
         if isinstance(t, ir.Prim) and t.kind == "any" and d.any_as_types:
             return {"type": list(_EVERY_TYPE)}
+        if isinstance(t, ir.Prim) and t.kind == "map" and not d.empty_objects:
+            raise Unsupported("`:map` (any object): an object needs at least one property")
         if isinstance(t, ir.Prim) and t.kind == "map" and d.closed_objects:
             self.lose("`:map` (any object) cannot be expressed; the schema asks for `{}`")
             return {
@@ -91,6 +95,8 @@ class ProviderSchemaBuilder(SchemaBuilder):
             return self.ref(t)
         if isinstance(t, ir.Union | ir.Literal):
             return self.enum_rules(super().type(t))
+        if isinstance(t, ir.Optional) and not d.null_in_enum:
+            return _null_apart(nullable(self.type(t.inner)))
         return super().type(t)
 
     def ref(self, t: ir.Ref) -> JsonSchema:
@@ -106,10 +112,19 @@ class ProviderSchemaBuilder(SchemaBuilder):
 
     def definition(self, name: str) -> JsonSchema:
         saved, self.path = self.path, [name]
+        current, self.current = self.current, name
         try:
-            return super().definition(name)
+            if self.dialect.cycles_in_optional and self._holds_cycle(self.project.types[name].type):
+                raise Unsupported(
+                    f"recursive type `{name}` recurses outside any property (cycles may sit "
+                    "only in optional properties)"
+                )
+            schema = super().definition(name)
         finally:
-            self.path = saved
+            self.path, self.current = saved, current
+        if "$ref" in schema and len(schema) > 1 and not self.dialect.ref_siblings:
+            schema = {"anyOf": [{"$ref": schema.pop("$ref")}], **schema}
+        return schema
 
     def enum_rules(self, schema: JsonSchema) -> JsonSchema:
         allowed = {
@@ -124,11 +139,15 @@ class ProviderSchemaBuilder(SchemaBuilder):
         ):
             self.lose(f"enum {values} is not expressible; only its type is sent")
             return {k: v for k, v in schema.items() if k != "enum"}
-        return schema
+        return schema if self.dialect.null_in_enum else _null_apart(schema)
 
     def object(self, t: ir.MapOf) -> JsonSchema:
-        schema = super().object(t)
         d = self.dialect
+        if not t.fields and not d.empty_objects:
+            raise Unsupported("a map with no fields: an object needs at least one property")
+        schema = super().object(t)
+        if d.cycles_in_optional:
+            self.optional_cycles(t, schema)
         if d.all_required:
             schema["required"] = [f.name for f in t.fields]
         if d.closed_objects and schema["additionalProperties"]:
@@ -139,6 +158,59 @@ class ProviderSchemaBuilder(SchemaBuilder):
         if d.property_ordering and t.fields:
             schema["propertyOrdering"] = [f.name for f in t.fields]
         return schema
+
+    def optional_cycles(self, t: ir.MapOf, schema: JsonSchema) -> None:
+        """Gemini unrolls a cyclic `$ref` to a limited depth, so it may sit only in a property
+        that is not required: such a property stops being required in Gemini's schema."""
+        for f in t.fields:
+            if f.name not in schema["required"] or not self._holds_cycle(f.type):
+                continue
+            schema["required"].remove(f.name)
+            prop = schema["properties"][f.name]
+            note = "(sigspec checks: required)"
+            prop["description"] = f"{prop.get('description', '')} {note}".strip()
+            if "$ref" in prop and not self.dialect.ref_siblings:
+                prop = {"anyOf": [{"$ref": prop.pop("$ref")}], **prop}
+            schema["properties"][f.name] = prop
+            self.path.append(f.name)
+            saved, self.origin = self.origin, f.origin
+            self.lose(
+                "`required` cannot be enforced on a property that recurses (Gemini allows "
+                "cycles only through optional properties); moved to the description"
+            )
+            self.path.pop()
+            self.origin = saved
+
+    def _holds_cycle(self, t: ir.TypeRef) -> bool:
+        """Does this field's own schema hold a `$ref` back into the type being defined?"""
+        current = self.current
+        if current is None or current not in self.recursive:
+            return False
+        stack = [t]
+        while stack:
+            match stack.pop():
+                case ir.Ref(name) if name in self.recursive:
+                    if current in self._reaches(name):
+                        return True
+                case ir.ListOf(inner) | ir.Optional(inner):
+                    stack.append(inner)
+                case ir.Union(members):
+                    stack += members
+        return False
+
+    def _reaches(self, start: str) -> frozenset[str]:
+        """The named types `start` reaches through references (itself included)."""
+        found = self._reach.get(start)
+        if found is None:
+            seen = {start}
+            stack = [start]
+            while stack:
+                for name in referenced_names(self.project.types[stack.pop()].type):
+                    if name not in seen and name in self.project.types:
+                        seen.add(name)
+                        stack.append(name)
+            found = self._reach[start] = frozenset(seen)
+        return found
 
     def field(self, f: ir.Field) -> JsonSchema:
         self.path.append(f.name)
@@ -239,6 +311,12 @@ class ProviderSchemaBuilder(SchemaBuilder):
         d = self.dialect
         if keyword not in d.keywords:
             return "is not enforced; moved to the description"
+        if keyword == "pattern" and d.pattern_refusal is not None:
+            reason = d.pattern_refusal(value)
+            if reason is not None:
+                return (
+                    f"uses {reason}, outside this provider's regex subset; moved to the description"
+                )
         if keyword == "format" and value not in d.formats:
             return "is not a supported format; moved to the description"
         if keyword == "minItems" and d.max_min_items is not None and value > d.max_min_items:
@@ -250,6 +328,19 @@ class ProviderSchemaBuilder(SchemaBuilder):
         ):
             return "applies to integers only here; moved to the description"
         return None
+
+
+def _null_apart(schema: JsonSchema) -> JsonSchema:
+    """A nullable enum as `anyOf` [the enum, null]: for dialects whose enums hold no null."""
+    values = schema.get("enum")
+    if values is None or None not in values:
+        return schema
+    kind = schema.get("type")
+    kinds = [k for k in kind if k != "null"] if isinstance(kind, list) else [kind] if kind else []
+    typed = {"type": kinds[0] if len(kinds) == 1 else kinds} if kinds else {}
+    rest = {k: v for k, v in schema.items() if k not in ("type", "enum")}
+    enum = {**typed, "enum": [v for v in values if v is not None]}
+    return {"anyOf": [enum, {"type": "null"}], **rest}
 
 
 def _short(value: Any) -> str:

@@ -36,12 +36,13 @@ DIALECT = Dialect(
     escape_free_lengths=True,
     # Measured with xgrammar 0.2.8 and llguidance 1.9.1 (tests/engines/test_engines.py).
     format_gaps=(
-        ("date", "the engines admit impossible days (2024-02-30, 2023-02-29)"),
+        ("date", "the engines admit impossible days (2024-02-30, 2023-02-29) and the year 0000"),
         (
             "date-time",
-            "the engines admit impossible days, and xgrammar refuses a lowercase `t` or `z`",
+            "the engines admit impossible days, the year 0000 and a leap second (:60), and "
+            "xgrammar refuses a lowercase `t` or `z`",
         ),
-        ("time", "xgrammar refuses a lowercase `z`"),
+        ("time", "the engines admit a leap second (:60), and xgrammar refuses a lowercase `z`"),
         (
             "email",
             "xgrammar refuses one-letter top-level domains and IP-literal domains, "

@@ -495,10 +495,7 @@ READ_INVOICE_SCHEMA_OPENAI: JsonObject = {
 READ_INVOICE_SCHEMA_ANTHROPIC: JsonObject = {
     "type": "object",
     "properties": {
-        "invoice_number": {
-            "type": "string",
-            "description": '(sigspec checks: pattern "^[A-Z0-9-]+$")',
-        },
+        "invoice_number": {"type": "string", "pattern": "^[A-Z0-9-]+$"},
         "issue_date": {"type": "string", "format": "date"},
         "currency": {"type": "string", "enum": ["USD", "EUR", "GBP"]},
         "line_items": {

@@ -1,0 +1,133 @@
+"""A recording HTTP server on 127.0.0.1 for the SDK tests: it keeps every request (method, path,
+JSON body) and answers each with a canned valid response of the API the path belongs to, so an
+official SDK sends exactly what it would send to the provider and reads a reply it accepts.
+
+Nothing leaves the machine: the server binds the loopback address on a free port, serves from
+a daemon thread and stops when its `with` block ends.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+REPLY = '{"ok": true}'
+
+
+def _openai() -> dict[str, Any]:
+    message = {"role": "assistant", "content": REPLY, "refusal": None}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _anthropic() -> dict[str, Any]:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [{"type": "text", "text": REPLY}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+def _gemini() -> dict[str, Any]:
+    content = {"role": "model", "parts": [{"text": REPLY}]}
+    return {
+        "candidates": [{"content": content, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        "modelVersion": "m",
+    }
+
+
+def _ollama() -> dict[str, Any]:
+    return {
+        "model": "m",
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": {"role": "assistant", "content": REPLY},
+        "done": True,
+        "done_reason": "stop",
+        "prompt_eval_count": 1,
+        "eval_count": 1,
+    }
+
+
+def canned(path: str) -> dict[str, Any] | None:
+    """The response for a request path, by the API it belongs to."""
+    if path.endswith("/chat/completions"):
+        return _openai()
+    if path.endswith("/messages"):
+        return _anthropic()
+    if ":generateContent" in path:
+        return _gemini()
+    if path.endswith("/api/chat"):
+        return _ollama()
+    return None
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    body: Any
+
+
+@dataclass
+class Recorder:
+    url: str
+    requests: list[Recorded] = field(default_factory=list)
+
+    def take(self) -> Recorded:
+        """The one request sent since the last take."""
+        assert len(self.requests) == 1, [r.path for r in self.requests]
+        return self.requests.pop()
+
+
+def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            size = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(size)
+            body = json.loads(raw) if raw else None
+            recorder.requests.append(Recorded("POST", self.path, body))
+            answer = canned(self.path.split("?")[0])
+            data = json.dumps(answer if answer is not None else {"error": "unknown"}).encode()
+            self.send_response(200 if answer is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # quiet: the test reads the recorder
+
+    return Handler
+
+
+@contextmanager
+def recording_server() -> Iterator[Recorder]:
+    recorder = Recorder("")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(recorder))
+    server.daemon_threads = True
+    recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield recorder
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
