@@ -131,12 +131,16 @@ def test_format_gaps_are_the_measured_ones(tmp_path: Path, provider: str) -> Non
         assert bool(differ) == (fmt in gaps), (fmt, differ)
 
 
-@pytest.mark.parametrize("source", ["examples", "random"])
+@pytest.mark.parametrize("source", ["examples", "random", "bench-generated"])
 def test_engines_agree_with_the_validator(tmp_path: Path, source: str) -> None:
     paths = EXAMPLES
     if source == "random":
         (tmp_path / "random.sig").write_text(random_signatures(40), encoding="utf-8")
         paths = [tmp_path / "random.sig"]
+    elif source == "bench-generated":  # bench/generate.py's project: imports, shared types
+        from bench.generate import generate
+
+        paths = generate(tmp_path / "gen", files=2, per_file=4)
     counts = run(paths, ("vllm", "ollama", "openai"))
     for key, tally in counts.items():
         assert not tally.refused, (key, tally.refused[:3])
