@@ -121,22 +121,50 @@ REJECT = [
     # Cut off while reasoning: a draft inside a block never closed is no answer.
     (SENTIMENT, '<think>Unhappy? {"sentiment": "negative", "score": 0.1}', "no JSON"),
     (SENTIMENT, '<Reasoning>{"sentiment": "negative", "score": 0.1}\n```', "no JSON"),
-    (SENTIMENT, '{"sentiment": "positive", "score": 0.', "no JSON"),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": 0.',
+        "cut off inside an object at line 1, column 38",
+    ),
     (NESTED, '{"a": {"b": 1, "c": 2}', "does not match"),  # `d` could still follow
     # A number at the very end may be cut short (`0.9` of `0.95`): never a forced close (a
     # candidate is stripped, so a line break after it does not count either).
-    (SENTIMENT, '{"sentiment": "positive", "score": 0.9', "no JSON"),
-    (NESTED, '{"d": "x", "a": {"b": 1, "c": 2', "no JSON"),
-    (NESTED, '{"a": {"b": 1, "c": 2}, "d": "x', "does not match"),
-    (SENTIMENT, '{"sentiment": "positive", "score": 0.9, ...}', "no JSON"),
+    (SENTIMENT, '{"sentiment": "positive", "score": 0.9', "cut off inside an object at line 1"),
+    (NESTED, '{"d": "x", "a": {"b": 1, "c": 2', "cut off inside an object at line 1, column 32"),
+    (NESTED, '{"a": {"b": 1, "c": 2}, "d": "x', "cut off inside a string at line 1, column 32"),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": 0.9, ...}',
+        "elided content ... at line 1, column 41",
+    ),
     (SENTIMENT, '{"sentiment": "pos\u2026", "score": 0.9}', "does not match"),
-    (SENTIMENT, '{"sentiment": "positive "quoted"", "score": 0.9}', "no JSON"),
-    (SENTIMENT, '{"sentiment": positive, "score": 0.9}', "no JSON"),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive "quoted"", "score": 0.9}',
+        "unescaped quote inside a string at line 1, column 25",
+    ),
+    (SENTIMENT, '{"sentiment": positive, "score": 0.9}', "bare word positive at line 1, column 15"),
     # Text between two comments is no comment (a lazy pattern once stretched the first over it).
-    (SENTIMENT, '{"sentiment": "positive", "score": 0.9 /* a */ @@ "x": 1 /* b */}', "no JSON"),
-    (SENTIMENT, '{"sentiment": "positive", "score": NaN}', "no JSON"),
-    (SENTIMENT, '{"sentiment": "positive", "score": Infinity}', "no JSON"),
-    (SENTIMENT, '{"sentiment": "positive", "score": 1, "score": 2}', "no JSON"),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": 0.9 /* a */ @@ "x": 1 /* b */}',
+        'unexpected character "@" at line 1, column 48',
+    ),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": NaN}',
+        "NaN is not a JSON number at line 1, column 36",
+    ),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": Infinity}',
+        "Infinity is not a JSON number at line 1, column 36",
+    ),
+    (
+        SENTIMENT,
+        '{"sentiment": "positive", "score": 1, "score": 2}',
+        'the key "score" is given twice with different values at line 1, column 39',
+    ),
     (SENTIMENT, '{"sentiment": "positive", "score": "92%"}', "does not match"),
     (SENTIMENT, '{"sentiment": "positive", "score": "five"}', "does not match"),
     (COUNT, '{"count": 42.5, "ok": true}', "does not match"),
@@ -209,6 +237,9 @@ HOSTILE = [
     # for the next line break would rescan the rest each time).
     "[" + "1, " * 300_000,
     "{" + "'a': 1,\ufeff " * 100_000,
+    # Spans a wrong closer ends: each could be read to name its fault.
+    "[}" * 200_000,
+    '{"a": [1}' * 45_000,
 ]
 
 
@@ -225,8 +256,9 @@ def test_openers_nothing_closes_take_linear_time(text: str) -> None:
 def reference_spans(text: str) -> list[tuple[int, int]]:
     """The bracket scan as its rule reads, one character at a time: inside brackets a quote
     that opens a whole string (a double-quoted one anywhere, a single-quoted one on its line)
-    is skipped with its string, any other quote is a plain character. Quadratic on hostile
-    text; the real scan must find the same spans in linear time."""
+    is skipped with its string, any other quote is a plain character; a closer of the wrong
+    kind ends the outermost span there (kept if longer than every span so ended before).
+    Quadratic on hostile text; the real scan must find the same spans in linear time."""
     import re
 
     strings = {
@@ -235,6 +267,7 @@ def reference_spans(text: str) -> list[tuple[int, int]]:
     }
     stack: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
+    broken = 0
     pos = 0
     while pos < len(text):
         char = text[pos]
@@ -248,6 +281,9 @@ def reference_spans(text: str) -> list[tuple[int, int]]:
             if stack[-1][1] == ("{" if char == "}" else "["):
                 spans.append((stack.pop()[0], pos))
             else:
+                if pos - stack[0][0] > broken:
+                    broken = pos - stack[0][0]
+                    spans.append((stack[0][0], pos))
                 stack.clear()
     if stack:
         spans.append((stack[0][0], len(text)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from json.scanner import make_scanner
 
 from .common import (
     LIMITS,
@@ -43,13 +44,15 @@ def _finite(text: str) -> float:
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out and out[key] != value:
-            raise ValueError(
-                f"the key {shown(key)} is given twice with different values"
-            )
-        out[key] = value
+    """A map from its pairs, rejecting a key given twice with different values. Built in
+    C: a loop over the pairs was a fifth of decoding a list of small maps."""
+    out = dict(pairs)
+    if len(out) < len(pairs):  # a key given twice: the same value each time?
+        for key, value in pairs:
+            if out[key] != value:
+                raise ValueError(
+                    f"the key {shown(key)} is given twice with different values"
+                )
     return out
 
 
@@ -69,13 +72,46 @@ def strict_json(text: str) -> Any:
     return _STRICT.decode(text)
 
 
+NOT_JSON: Any = object()
+# The strict decoder's scanner, called as its `decode` calls it (the text is stripped
+# already): two Python frames and two whitespace matches fewer, a tenth of a short
+# reply's parse. (typeshed types the scanner's argument as a scanner; it is a decoder.)
+_SCAN = make_scanner(_STRICT)  # type: ignore[arg-type]
+
+
+def whole_json(text: str) -> Any:
+    """The whole reply as strict JSON (a map or a list), or NOT_JSON: the clean reply's
+    path."""
+    stripped = text.strip()
+    if stripped.startswith("\ufeff"):
+        stripped = stripped.lstrip("\ufeff").strip()
+    if not stripped.startswith(("{", "[")):
+        return NOT_JSON
+    try:
+        value, end = _SCAN(stripped, 0)
+    except (ValueError, RecursionError, StopIteration):
+        return NOT_JSON
+    return value if end == len(stripped) else NOT_JSON
+
+
 def finite_json(text: str) -> Any:
     """strict_json, also rejecting numbers too large for a float."""
     return _FINITE.decode(text)
 
 
 class _Broken(ValueError):
-    pass
+    """No JSON: `what` is wrong (`str()`), with a hint how to write it, at `at` (an
+    offset in the text read; -1: where the reader stopped, filled in by `_lenient`)."""
+
+    def __init__(self, what: str, hint: str = "", at: int = -1) -> None:
+        super().__init__(what)
+        self.what = what
+        self.hint = hint
+        self.at = at
+        self.index = -1  # or the piece it is at, for `_lenient` to turn into `at`
+        self.shift = 0  # characters into that piece
+        self.open_string = False  # a string never closed: cut off, if the reply ends
+        self.cut = -1  # the text's end, when a number is cut short there
 
 
 class _TooDeep(_Broken):
@@ -242,20 +278,23 @@ def _without_reasoning_blocks(text: str) -> str:
 
 
 def raw_spans(text: str) -> list[tuple[int, int]]:
-    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), and an
-    unclosed outermost one to the end of the text. One pass: outside brackets one match
-    takes a flat pair whole or finds the next opener; inside, one match takes all up to
-    the next bracket."""
+    """Every balanced `{...}`/`[...]` span (strings inside brackets skipped), an
+    unclosed outermost one to the end of the text, and an outermost one up to a closer
+    of the wrong kind (no JSON: read only to name its fault). One pass: outside
+    brackets one match takes a flat pair whole or finds the next opener; inside, one
+    match takes all up to the next bracket."""
     return [(start, end) for start, end, _ in nested_spans(text)]
 
 
 def nested_spans(text: str) -> list[tuple[int, int, int]]:
     """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a
     span past the depth limit is known without reading it (nested brackets: each span
-    inside another, each read to the limit, was a read of most of the text each)."""
+    inside another, each read to the limit, was a read of most of the text each); a
+    span a wrong closer ends, with its depth negated."""
     # [where it opens, the bracket, the deepest nesting found inside so far]
     stack: list[list[Any]] = []
     spans: list[tuple[int, int, int]] = []
+    broken = [0]  # the longest span a wrong closer ended so far
     pos = 0
     dq = True  # may a double quote still open a string
     sq_dead_to = -1  # single quotes open no string before this position (a line's end)
@@ -285,7 +324,7 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
             else:
                 stack.append([at, char, 1])
         else:
-            pos = _close(text, at, stack, spans)
+            pos = _close(text, at, stack, spans, broken)
     if stack:
         spans.append((stack[0][0], len(text), _open_height(stack)))
     spans.sort()
@@ -293,11 +332,16 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
 
 
 def _close(
-    text: str, at: int, stack: list[list[Any]], spans: list[tuple[int, int, int]]
+    text: str,
+    at: int,
+    stack: list[list[Any]],
+    spans: list[tuple[int, int, int]],
+    broken: list[int],
 ) -> int:
     """The closer at `at` and those right after it, while brackets stay open: each
     closes its opener's span, or, closing none, ends the brackets (what came before is
-    not JSON). Where the scan goes on."""
+    not JSON: a span with its depth negated, if longer than any such span before, the
+    one whose fault would be named). Where the scan goes on."""
     end = (
         _CLOSER_RUN.match(text, at).end()  # type: ignore[union-attr]  # one closer at least
         if text[at + 1 : at + 2] in _CLOSERS
@@ -306,6 +350,9 @@ def _close(
     for index in range(at, end):
         start, opener, height = stack[-1]
         if opener != ("{" if text[index] == "}" else "["):
+            if index + 1 - stack[0][0] > broken[0]:
+                broken[0] = index + 1 - stack[0][0]
+                spans.append((stack[0][0], index + 1, -_open_height(stack)))
             stack.clear()
             return index + 1
         stack.pop()
@@ -381,25 +428,25 @@ def _tag_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _fenced(text: str) -> list[str]:
+def _fenced(text: str) -> list[tuple[int, int]]:
     """The bodies of fenced blocks (most replies have none: two C searches say so)."""
     if "```" not in text and "~~~" not in text:
         return []
-    return [m.group(2) for m in _FENCE.finditer(text)]
+    return [m.span(2) for m in _FENCE.finditer(text)]
 
 
-def _all_candidates(text: str) -> Iterator[str]:
-    """Every explicit candidate in order, each sliced only when asked for."""
+def _all_candidates(text: str) -> Iterator[tuple[int, int]]:
+    """Every explicit candidate in order, as its span of the text."""
     # Fenced blocks never overlap: all of them are at most the text
     yield from _fenced(text)
-    for start, end in _tag_spans(text):
-        yield text[start:end]
+    yield from _tag_spans(text)
     if "`" in text:
         for match in _CODE.finditer(text):
-            yield match.group(1)
+            yield match.span(1)
     stripped = text.strip()
     if stripped.startswith('"') or _SCALAR.fullmatch(stripped):
-        yield stripped
+        start = len(text) - len(text.lstrip())
+        yield start, start + len(stripped)
 
 
 def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
@@ -409,17 +456,23 @@ def explicit_candidates(text: str, budget: int | None = None) -> list[str]:
     `budget`, no more characters in all than it (the bodies of nested tags overlap: all
     of them are quadratic in the reply's length). Raw JSON anywhere in the text comes
     after, in `parse_reply`."""
+    return [candidate for candidate, _ in _explicit(text, budget)]
+
+
+def _explicit(text: str, budget: int | None = None) -> list[tuple[str, int]]:
+    """`explicit_candidates`, each with where it starts in the text."""
     seen: set[str] = set()
-    unique: list[str] = []
-    for candidate in _all_candidates(text):
+    unique: list[tuple[str, int]] = []
+    for start, end in _all_candidates(text):
         if budget is not None:
-            budget -= len(candidate)
+            budget -= end - start
             if budget < 0:
                 break
+        candidate = text[start:end]
         key = candidate.strip()
         if key and key not in seen:
             seen.add(key)
-            unique.append(key)
+            unique.append((key, start + len(candidate) - len(candidate.lstrip())))
             if len(unique) == MAX_CANDIDATES:
                 break
     return unique
@@ -480,8 +533,14 @@ def _number(token: str) -> int | float:
     """A number token: 1e400 is no JSON value, rejected rather than read as infinity."""
     number = number_literal(token)
     if number is None:
-        raise _Broken(f"{token} is too large for a JSON number")
+        raise _Broken(f"the number {_snippet(token)} is too large")
     return number
+
+
+# `\'` in a double-quoted string, after an even number of backslashes: an apostrophe.
+_APOSTROPHE = re.compile(r"(?<!\\)((?:\\\\)*)\\'")
+# A string's escapes: a valid one, or (group 1) the first invalid one.
+_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})|(\\.?)', re.S)
 
 
 def _string(kind: str, token: str, repairs: list[str]) -> str:
@@ -490,7 +549,12 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
             repairs.append("kept raw line breaks or tabs inside a string")
         if "\\" not in token:
             return token[1:-1]  # nothing to unescape (raw control characters are kept)
-        return str(_LOOSE.decode(token))
+        if "\\'" in token:
+            unquoted = _APOSTROPHE.sub(r"\1'", token)
+            if unquoted != token:
+                repairs.append("read \\' in a double-quoted string as an apostrophe")
+                token = unquoted
+        return _decoded(token)
     if kind == "sq":
         repairs.append("read a single-quoted string")
         if "\\" not in token:
@@ -498,9 +562,25 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
             return token[1:-1]
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
-        return str(_LOOSE.decode(f'"{body}"'))
+        return _decoded(f'"{body}"')
     repairs.append("read a string in curly quotes")
     return token[1:-1]
+
+
+def _decoded(token: str) -> str:
+    """A double-quoted string's value; _Broken naming its first invalid escape."""
+    try:
+        return str(_LOOSE.decode(token))
+    except ValueError:
+        bad = next((m for m in _ESCAPE.finditer(token) if m.group(1)), None)
+        if bad is None:  # not an escape (no other fault is known to the decoder)
+            raise _Broken("invalid string") from None
+        fault = _Broken(f"invalid escape {bad.group(1)} in a string", _ESCAPES)
+        fault.shift = bad.start()
+        raise fault from None
+
+
+_ESCAPES = 'a string allows \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX'
 
 
 _VALUE, _KEY, _COLON, _SEP = 0, 1, 2, 3  # what the lenient reader expects next
@@ -520,7 +600,11 @@ def _put(stack: list[list[Any]], value: Any) -> bool:
     if frame[1]:
         out, name = frame[0], frame[2]
         if name in out and out[name] != value:
-            raise _Broken(f"the key {shown(name)} is given twice with different values")
+            fault = _Broken(
+                f"the key {shown(name)} is given twice with different values"
+            )
+            fault.index = frame[3]  # at the second key
+            raise fault
         out[name] = value
     else:
         frame[0].append(value)
@@ -538,10 +622,14 @@ def _key(piece: str, repairs: list[str]) -> str:
     ):
         repairs.append(f"quoted the bare key {piece}")
         return piece
-    raise _Broken(f"expected a key, got {shown(piece)}")
+    if piece in ",:":
+        raise _Broken(f"unexpected {_PUNCTUATION[piece]}")
+    if piece in _CLOSERS:
+        raise _Broken(f"mismatched bracket {piece}", "the open object needs }")
+    raise _Broken(f"a key must be a string, not {_snippet(piece)}")
 
 
-def _scalar(piece: str, repairs: list[str]) -> Any:
+def _scalar(piece: str, repairs: list[str], stack: list[list[Any]]) -> Any:
     first = piece[0]
     if first in _QUOTES:
         return _string(_QUOTES[first], piece, repairs)
@@ -552,7 +640,140 @@ def _scalar(piece: str, repairs: list[str]) -> Any:
     if piece in _PYTHON:
         repairs.append(f"read Python's {piece} as JSON")
         return _PYTHON[piece]
-    raise _Broken(f"unexpected {shown(piece)}")
+    raise _no_value(piece, stack)
+
+
+_PUNCTUATION = {",": "comma", ":": "colon"}
+_NOT_NUMBERS = frozenset(("NaN", "Infinity", "nan", "inf", "infinity"))
+
+
+def _no_value(piece: str, stack: list[list[Any]]) -> _Broken:
+    """What is wrong where a value should be."""
+    if piece in _NOT_NUMBERS:
+        return _Broken(f"{piece} is not a JSON number", "JSON has no NaN or Infinity")
+    if piece == "," or (stack and piece == ("}" if stack[-1][1] else "]")):
+        return _Broken("missing value")
+    if piece == ":":
+        return _Broken("unexpected colon")
+    if piece in _CLOSERS:
+        if not stack:
+            return _Broken(f"unexpected character {shown(piece)}")
+        return _mismatched(piece, stack[-1])
+    return _Broken(f"bare word {_snippet(piece)}", "a string needs double quotes")
+
+
+def _snippet(token: str) -> str:
+    """A token as a message shows it: its first 40 characters."""
+    return token if len(token) <= 40 else token[:40] + "\u2026"
+
+
+def _offset(pieces: list[str], index: int) -> int:
+    return sum(map(len, pieces[:index]))
+
+
+def _unescaped_quote(pieces: list[str], index: int, loose: bool) -> _Broken | None:
+    """A string followed right after its closing quote by anything but punctuation (or,
+    `loose`, by a word or number on its line): that quote ended it early."""
+    before = index - 1
+    while before >= 0 and pieces[before][0] in _GAP and "\n" not in pieces[before]:
+        before -= 1
+    first = pieces[index][0]
+    if before < 0 or pieces[before][0] not in _QUOTES or first in "{}[]:,":
+        return None
+    if before < index - 1 and (first in _QUOTES or not loose):  # `"a" "b"`: a comma
+        return None
+    fault = _Broken("unescaped quote inside a string", _QUOTE_HINT)
+    fault.at = _offset(pieces, before + 1) - 1
+    return fault
+
+
+_QUOTE_HINT = 'write \\" for a quote inside a string'
+
+
+def _after_value(pieces: list[str], index: int, frame: list[Any]) -> _Broken:
+    """What is wrong after a value in an open container."""
+    piece = pieces[index]
+    if piece in _CLOSERS:
+        return _mismatched(piece, frame)
+    if piece == ":":
+        return _Broken("unexpected colon")
+    return _unescaped_quote(pieces, index, True) or _Broken("missing comma")
+
+
+def _mismatched(closer: str, frame: list[Any]) -> _Broken:
+    needs = "the open object needs }" if frame[1] else "the open list needs ]"
+    return _Broken(f"mismatched bracket {closer}", needs)
+
+
+def _after_key(pieces: list[str], index: int) -> _Broken:
+    return _unescaped_quote(pieces, index, False) or _Broken(
+        "missing colon after a key"
+    )
+
+
+# Text after a value read whole: no fault of the answer's, which is a candidate of its own
+# (a raw span) and is judged as such.
+_TRAILING = "text after the JSON value"
+
+
+def _cut_off(stack: list[list[Any]], at: int) -> _Broken:
+    """The text ends inside its innermost open container."""
+    if not stack:
+        return _Broken("")  # nothing but whitespace and comments: no JSON at all
+    inside = "an object" if stack[-1][1] else "a list"
+    return _Broken(f"the reply is cut off inside {inside}", at=at)
+
+
+_NUMBER_PREFIX = re.compile(r"-|-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?")
+# What a message shows of text that is no piece: a word, number or elision.
+_JUNK = re.compile(r"[A-Za-z0-9_.+\-\u2026]+")
+
+
+def _junk(text: str, at: int) -> _Broken:
+    """What is wrong with the text at `at`, where no piece starts."""
+    match = _JUNK.match(text, at)
+    word = match.group() if match else text[at]
+    elided = [i for i in (word.find("..."), word.find("\u2026")) if i >= 0]
+    if elided:
+        mark = "..." if word[min(elided) :].startswith("...") else "\u2026"
+        return _Broken(
+            f"elided content {mark}", "write out the whole value", at + min(elided)
+        )
+    if word.lstrip("+-") in _NOT_NUMBERS:
+        return _Broken(
+            f"{_snippet(word)} is not a JSON number", "JSON has no NaN or Infinity", at
+        )
+    if word[0] in "+-.0123456789":
+        fault = _Broken(f"invalid number {_snippet(word)}", at=at)
+        # `0.` or `-` at the text's end: a number cut short
+        if at + len(word) == len(text) and _NUMBER_PREFIX.fullmatch(word):
+            fault.cut = len(text)
+        return fault
+    return _Broken(f"unexpected character {shown(text[at])}", at=at)
+
+
+def _pieces(text: str) -> tuple[list[str], _Broken | None]:
+    """The pieces of `text` up to the first that is no piece or is a string or comment
+    never closed, and what is wrong there (None: nothing)."""
+    end = _run_end(text)
+    pieces = _PIECE.findall(text, 0, end)
+    if sum(map(len, pieces)) != end:  # `findall` skipped text that is no piece
+        end = 0
+        for count, piece in enumerate(pieces):
+            if not text.startswith(piece, end):
+                del pieces[count:]
+                break
+            end += len(piece)
+    last = pieces[-1] if pieces else ""
+    if last[:1] in _UNCLOSED_START and not _CLOSED.fullmatch(last):
+        pieces.pop()
+        at = end - len(last)
+        if last[0] == "/":
+            return pieces, _Broken("comment never closed", at=at)
+        fault = _Broken("string never closed", at=at)
+        fault.open_string = True
+        return pieces, fault
+    return pieces, (_junk(text, end) if end < len(text) else None)
 
 
 def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -> Any:
@@ -560,7 +781,7 @@ def _close_open_maps(stack: list[list[Any]], truncated: list[tuple[Any, ...]]) -
     is a map (checked against the schema later, by `_forced`). The top value."""
     while True:
         if not stack[-1][1]:
-            raise _Broken("the text ends inside a list")
+            raise _Broken("the reply is cut off inside a list")
         truncated.append(_path(stack))
         value = stack.pop()[0]
         if _put(stack, value):
@@ -578,96 +799,123 @@ def _run_end(text: str) -> int:
     return pos
 
 
-# One loop with an explicit stack, deliberately long: the reader is the hot part of
-# parsing a messy reply (issue 5's 30 us budget), and a call per token costs a tenth of
-# its time.
-def _lenient(text: str, depth: int) -> _Read:  # noqa: C901, PLR0912, PLR0915
+def _lenient(text: str, depth: int) -> _Read:
     """Reads one value from `text`, repairing only what reply-policy.md allows; _Broken
-    for anything else, _TooDeep for containers nested more than `depth` levels."""
-    pieces = _PIECE.findall(text) if _run_end(text) == len(text) else []
-    if sum(map(len, pieces)) != len(text):
-        raise _Broken("the text holds something that is no JSON")
-    if (
-        pieces
-        and pieces[-1][0] in _UNCLOSED_START
-        and not _CLOSED.fullmatch(pieces[-1])
-    ):
-        raise _Broken("a string or comment is never closed")
+    naming the first problem (and where) for anything else, _TooDeep for containers
+    nested more than `depth` levels."""
+    pieces, stop = _pieces(text)
     repairs: list[str] = []
     truncated: list[tuple[Any, ...]] = []
-    comments = newline = done = False
-    # Open containers as [container, is_object, pending key]; a finished value goes into
-    # the innermost one, or is the answer at the top.
-    stack: list[list[Any]] = []
-    state = _VALUE
-    # May the next token close the container: 1 right after it opened, 2 after a comma
-    closable = 0
-    value: Any = None
-    for piece in pieces:
-        first = piece[0]
-        if first in _GAP:
-            if first in _COMMENT_START:
-                comments = True
-            if "\n" in piece:
-                newline = True
-            continue
-        after_line, newline = newline, False
-        if done:  # after the answer: trailing commas only
-            if piece != ",":
-                raise _Broken(f"unexpected {shown(piece)} after the value")
-            repairs.append("removed a trailing comma")
-            continue
-        finished = False
-        if state == _SEP:
-            frame = stack[-1]
-            if piece == ("}" if frame[1] else "]"):
-                value, finished = stack.pop()[0], True
-            elif piece == ",":
-                state, closable = (_KEY if frame[1] else _VALUE), 2
-                continue
-            elif after_line:
-                repairs.append("added a missing comma between lines")
-                # The token after the missing comma is the next key or value.
-                state, closable = (_KEY if frame[1] else _VALUE), 0
-            else:
-                raise _Broken(f"expected ',' or a closer, got {shown(piece)}")
-        if finished:
-            pass
-        elif closable and piece == ("}" if state == _KEY else "]"):
-            if closable == 2:
-                repairs.append("removed a trailing comma")
-            value, finished = stack.pop()[0], True
-        elif state == _KEY:
-            stack[-1][2] = _key(piece, repairs)
-            state, closable = _COLON, 0
-            continue
-        elif state == _COLON:
-            if piece != ":":
-                raise _Broken(f"expected ':' after a key, got {shown(piece)}")
-            state, closable = _VALUE, 0
-            continue
-        else:
-            if piece in _OPENERS:
-                if len(stack) >= depth:
-                    raise _TooDeep(depth_message(depth))
-                stack.append([{} if piece == "{" else [], piece == "{", None])
-                state, closable = (_KEY if piece == "{" else _VALUE), 1
-                continue
-            value = _scalar(piece, repairs)
-        done = _put(stack, value)
-        state, closable = _SEP, 0
-    if not done:
-        if state != _SEP:
-            raise _Broken("the text ends too early")
-        # `0.9` may be the start of `0.95`: not forced
-        if pieces[-1][0] in _NUMBER_START:
-            raise _Broken("the text ends in a number, which may be cut short")
-        value = _close_open_maps(stack, truncated)
+    try:
+        value, comments = _read(pieces, stop, depth, repairs, truncated)
+    except _TooDeep:
+        raise
+    except _Broken as fault:
+        if fault.at < 0:
+            index = fault.index if fault.index >= 0 else len(pieces)
+            fault.at = _offset(pieces, index) + fault.shift
+        raise
     if comments:
         repairs.insert(0, "removed comments")  # first, wherever the comment was
     if truncated:
         repairs.append("closed an object the reply left open")
     return _Read(value, repairs, truncated)
+
+
+# One loop with an explicit stack, deliberately long: the reader is the hot part of
+# parsing a messy reply (issue 5's 30 us budget), and a call per token costs a tenth of
+# its time.
+def _read(  # noqa: C901, PLR0912, PLR0915
+    pieces: list[str],
+    stop: _Broken | None,
+    depth: int,
+    repairs: list[str],
+    truncated: list[tuple[Any, ...]],
+) -> tuple[Any, bool]:
+    """The reader's loop: the value and whether comments were removed. A _Broken raised
+    without a position is at the piece `index` (or `fault.index`), which `_lenient`
+    turns into an offset."""
+    comments = newline = done = False
+    # Open containers as [container, is_object, pending key, its piece]; a finished
+    # value goes into the innermost one, or is the answer at the top.
+    stack: list[list[Any]] = []
+    state = _VALUE
+    # May the next token close the container: 1 right after it opened, 2 after a comma
+    closable = 0
+    value: Any = None
+    index = -1
+    try:
+        for index, piece in enumerate(pieces):
+            first = piece[0]
+            if first in _GAP:
+                if first in _COMMENT_START:
+                    comments = True
+                if "\n" in piece:
+                    newline = True
+                continue
+            after_line, newline = newline, False
+            if done:  # after the answer: trailing commas only
+                if piece != ",":
+                    raise _Broken(_TRAILING)
+                repairs.append("removed a trailing comma")
+                continue
+            finished = False
+            if state == _SEP:
+                frame = stack[-1]
+                if piece == ("}" if frame[1] else "]"):
+                    value, finished = stack.pop()[0], True
+                elif piece == ",":
+                    state, closable = (_KEY if frame[1] else _VALUE), 2
+                    continue
+                elif after_line:
+                    repairs.append("added a missing comma between lines")
+                    # The token after the missing comma is the next key or value.
+                    state, closable = (_KEY if frame[1] else _VALUE), 0
+                else:
+                    raise _after_value(pieces, index, frame)
+            if finished:
+                pass
+            elif closable and piece == ("}" if state == _KEY else "]"):
+                if closable == 2:
+                    repairs.append("removed a trailing comma")
+                value, finished = stack.pop()[0], True
+            elif state == _KEY:
+                frame = stack[-1]
+                frame[2], frame[3] = _key(piece, repairs), index
+                state, closable = _COLON, 0
+                continue
+            elif state == _COLON:
+                if piece != ":":
+                    raise _after_key(pieces, index)
+                state, closable = _VALUE, 0
+                continue
+            else:
+                if piece in _OPENERS:
+                    if len(stack) >= depth:
+                        raise _TooDeep(depth_message(depth))
+                    stack.append([{} if piece == "{" else [], piece == "{", None, 0])
+                    state, closable = (_KEY if piece == "{" else _VALUE), 1
+                    continue
+                value = _scalar(piece, repairs, stack)
+            done = _put(stack, value)
+            state, closable = _SEP, 0
+    except _Broken as fault:
+        if fault.at < 0 and fault.index < 0:
+            fault.index = index
+        raise
+    if stop is not None:
+        if done:
+            raise _Broken(_TRAILING, at=stop.at)
+        raise _cut_off(stack, stop.cut) if stop.cut >= 0 else stop
+    if not done:
+        end = _offset(pieces, len(pieces))
+        if state != _SEP:
+            raise _cut_off(stack, end)
+        # `0.9` may be the start of `0.95`: not forced
+        if pieces[-1][0] in _NUMBER_START:
+            raise _cut_off(stack, end)
+        value = _close_open_maps(stack, truncated)
+    return value, comments
 
 
 # Made once: json.loads with options builds a new decoder on every call.
@@ -741,12 +989,16 @@ def _forced(read: _Read, descriptor: Any, types: dict[str, Any]) -> bool:
     return True
 
 
-_CUT_OFF = "the reply is cut off where more than closing braces could follow"
-
-
 class _Search:
     def __init__(
-        self, descriptor: Any, types: dict[str, Any], check: Any, limits: Limits | None
+        self,
+        descriptor: Any,
+        types: dict[str, Any],
+        check: Any,
+        limits: Limits | None,
+        *,
+        reply: str,
+        body: str,
     ) -> None:
         self.descriptor = descriptor
         self.types = types
@@ -760,8 +1012,16 @@ class _Search:
         self.parsed_any = False
         self.too_deep = False  # a candidate was JSON nested past the depth limit
         self.seen: set[str] = set()
+        self.reply = reply
+        self.body = body  # the reply without its reasoning, where candidates start
+        self.parsed = -1  # the length of the longest candidate that was JSON
+        # The candidate that looked like JSON and was not, the most explicit and then
+        # the longest: its fault, its text and where it starts in the body.
+        self.fault: tuple[_Broken, str, int] | None = None
+        self.explicit = True  # are the candidates considered now explicit ones
+        self.fault_explicit = False
 
-    def judge(self, read: _Read) -> None:
+    def judge(self, read: _Read, text: str, start: int) -> None:
         # Lenient mode changes nothing that is already valid (a union prefers an exact
         # member), so one lenient pass decides; the generated fast path runs inside
         # `check`.
@@ -775,7 +1035,14 @@ class _Search:
             and read.truncated
             and not _forced(read, self.descriptor, self.types)
         ):
-            errors = [("root", _CUT_OFF)]
+            where = self.where(text, start, len(text))
+            errors = [
+                (
+                    "root",
+                    f"the reply is cut off {where}, where more than closing braces "
+                    "could follow",
+                )
+            ]
         if errors:
             if self.best is None or len(errors) < len(self.best):
                 self.best = errors
@@ -804,7 +1071,9 @@ class _Search:
             ],
         )
 
-    def consider(self, text: str) -> bool:
+    def consider(self, text: str, start: int) -> bool:
+        """Judges the candidate `text` starting at `start` in the body; False when it
+        is no JSON."""
         if text in self.seen:
             return True  # the same text as an earlier candidate: the same answer
         self.seen.add(text)
@@ -813,11 +1082,67 @@ class _Search:
         except _TooDeep:
             self.too_deep = True
             return False
-        except (_Broken, ValueError, RecursionError):
+        except _Broken as fault:
+            if text[:1] in _OPENERS:
+                self.blamed(fault, text, start)
+            return False
+        except (ValueError, RecursionError):
             return False
         self.parsed_any = True
-        self.judge(read)
+        self.parsed = max(self.parsed, len(text))
+        self.judge(read, text, start)
         return True
+
+    def blame(self, text: str, start: int) -> None:
+        """Reads the candidate `text`, which is no JSON, only for its fault: only when
+        that fault would be the one named (a reply of a million wrong closers would
+        otherwise be a million reads)."""
+        if self.fault is not None and (
+            self.fault_explicit or len(text) <= len(self.fault[1])
+        ):
+            return
+        try:
+            read_json(text, self.depth)
+        except _Broken as fault:
+            if type(fault) is _Broken:
+                self.blamed(fault, text, start)
+        except (ValueError, RecursionError):
+            pass
+
+    def blamed(self, fault: _Broken, text: str, start: int) -> None:
+        # Text after a value read whole is no fault of the answer's, which is a
+        # candidate of its own (a raw span) and is judged as such.
+        if not fault.what or fault.what == _TRAILING:
+            return
+        if self.fault is None or (
+            self.explicit == self.fault_explicit and len(text) > len(self.fault[1])
+        ):
+            self.fault, self.fault_explicit = (fault, text, start), self.explicit
+
+    def where(self, text: str, start: int, at: int) -> str:
+        """The offset `at` in the candidate `text` (at `start` in the body) as a line
+        and column of the reply (a body without reasoning is found in the reply
+        again)."""
+        reply = self.reply
+        if len(self.body) != len(reply):
+            found = reply.rfind(text)
+            start = found if found >= 0 else start
+        pos = start + at
+        line = reply.count("\n", 0, pos) + 1
+        column = pos - reply.rfind("\n", 0, pos)
+        return f"at line {line}, column {column}"
+
+    def broken(self) -> str | None:
+        """The fault of the longest candidate that looked like JSON and was not, when
+        no candidate that was JSON is as long: most likely the answer, broken."""
+        if self.fault is None or len(self.fault[1]) <= self.parsed:
+            return None
+        fault, text, start = self.fault
+        what, hint, at = fault.what, fault.hint, fault.at
+        if fault.open_string and not self.body[start + len(text) :].strip():
+            what, at = "the reply is cut off inside a string", len(text)
+        message = f"{what} {self.where(text, start, at)}"
+        return f"{message} ({hint})" if hint else message
 
 
 def _whole_reply(
@@ -826,12 +1151,8 @@ def _whole_reply(
     """The common case: the whole reply is strict JSON, valid as it stands. With a
     repair (a @fallback default, say) the lenient search decides, since a coercion may
     keep what the model meant."""
-    stripped = text.strip().lstrip("\ufeff").strip()
-    if stripped[:1] not in ("{", "["):
-        return None
-    try:
-        value = strict_json(stripped)
-    except (ValueError, RecursionError):
+    value = whole_json(text)
+    if value is NOT_JSON:
         return None
     result, errors, repairs = check(
         descriptor, value, types, lenient=False, limits=limits
@@ -863,16 +1184,29 @@ def parse_reply(
         raise ReplyError(
             f"the reply holds more than {bounds.tags} tags (the tag limit)"
         )
-    search = _Search(descriptor, types, check, limits)
     body = strip_reasoning(text)
+    search = _Search(descriptor, types, check, limits, reply=text, body=body)
     # Characters parsed in all: keeps hostile replies linear
     budget = 8 * len(body) + 4096
-    for candidate in explicit_candidates(body, budget):
+    for candidate, start in _explicit(body, budget):
         budget -= len(candidate)
-        search.consider(candidate)
+        search.consider(candidate, start)
+    search.explicit = False
+    _search_spans(search, body, budget)
+    return _decide(search)
+
+
+def _search_spans(search: _Search, body: str, budget: int) -> None:
+    """Raw JSON anywhere in the body, outermost first, within the budget of characters
+    read."""
     covered = -1
     for start, end, height in nested_spans(body):
         if start < covered:
+            continue
+        if height < 0:  # ended by a wrong closer: no JSON, but its fault may be named
+            if -height <= search.depth and budget >= end - start:
+                budget -= end - start
+                search.blame(body[start:end], start)
             continue
         if height > search.depth:  # not read: the reader would stop at the limit
             search.too_deep = True
@@ -882,15 +1216,17 @@ def parse_reply(
         budget -= end - start
         if budget < 0:
             break
-        if search.consider(body[start:end].strip()):
+        if search.consider(body[start:end].strip(), start):
             covered = end
-    return _decide(search)
 
 
 def _decide(search: _Search) -> ParseResult:
     if not search.accepted:
         if search.too_deep:  # most likely the answer, whatever smaller JSON it holds
             raise ReplyError(f"the reply's JSON is {depth_message(search.depth)}")
+        broken = search.broken()
+        if broken is not None:
+            raise ReplyError(broken)
         if not search.parsed_any:
             raise ReplyError("no JSON found in the reply")
         raise ReplyError("the reply does not match the expected output", search.best)

@@ -1066,11 +1066,23 @@ export interface ParseResult<T = unknown> {
   readonly repairs: Issue[];
 }
 
-class Broken extends Error {}
+/** No JSON: `what` is wrong (the message), with a hint how to write it, at `at` (an offset in
+ * the text read). */
+class Broken extends Error {
+  openString = false; // a string never closed: cut off, if the reply ends there
+  cut = -1; // the text's end, when a number is cut short there
+  constructor(
+    readonly what: string,
+    readonly hint = "",
+    public at = -1,
+  ) {
+    super(what);
+  }
+}
 /** The text nests deeper than the depth limit: the reply's error names the limit. */
 class TooDeep extends Broken {}
 
-type Token = [kind: string, text: string, newline: boolean];
+type Token = [kind: string, text: string, newline: boolean, at: number];
 type Path = (string | number)[];
 
 interface Read {
@@ -1159,6 +1171,7 @@ function rawSpans(text: string): [number, number, number][] {
   const spans: [number, number, number][] = [];
   let dq = true; // may a double quote still open a string
   let sqDeadTo = -1; // single quotes open no string before this position (a line's end)
+  let broken = 0; // the longest span a wrong closer ended so far
   BRACKETS.lastIndex = 0;
   for (;;) {
     const match = BRACKETS.exec(text);
@@ -1188,17 +1201,31 @@ function rawSpans(text: string): [number, number, number][] {
       spans.push([open, BRACKETS.lastIndex, height]);
       const parent = stack[stack.length - 1];
       if (parent !== undefined && parent[2] <= height) parent[2] = height + 1;
-    } else stack.length = 0; // a closer that opens nothing: what came before is not JSON
+    } else {
+      // A closer of the wrong kind: what came before is not JSON (a span with its depth
+      // negated, read only to name its fault, if longer than any such span before: the one
+      // whose fault would be named).
+      const outer = stack[0];
+      if (outer !== undefined && BRACKETS.lastIndex - outer[0] > broken) {
+        broken = BRACKETS.lastIndex - outer[0];
+        spans.push([outer[0], BRACKETS.lastIndex, -openHeight(stack)]);
+      }
+      stack.length = 0;
+    }
   }
   const outer = stack[0];
-  if (outer !== undefined) {
-    let height = 0;
-    for (let i = stack.length - 1; i >= 0; i--)
-      height = Math.max(height + 1, (stack[i] as [number, string, number])[2]);
-    spans.push([outer[0], text.length, height]);
-  }
+  if (outer !== undefined)
+    spans.push([outer[0], text.length, openHeight(stack)]);
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return spans;
+}
+
+/** How deep brackets nest in the outermost bracket never closed. */
+function openHeight(stack: [number, string, number][]): number {
+  let height = 0;
+  for (let i = stack.length - 1; i >= 0; i--)
+    height = Math.max(height + 1, (stack[i] as [number, string, number])[2]);
+  return height;
 }
 
 /** How many tags the text holds, counted up to `most + 1`. */
@@ -1244,30 +1271,40 @@ function tagSpans(text: string): [number, number][] {
 const SCALAR =
   /^(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)$/;
 
-/** Every explicit candidate in order, each sliced only when asked for. */
-function* allCandidates(text: string): Generator<string> {
-  for (const m of text.matchAll(FENCE)) yield m[2] ?? ""; // fences never overlap
-  for (const [start, end] of tagSpans(text)) yield text.slice(start, end);
-  for (const m of text.matchAll(CODE)) yield m[1] ?? "";
+/** Every explicit candidate in order, as its span of the text. */
+function* allCandidates(text: string): Generator<[number, number]> {
+  for (const m of text.matchAll(FENCE)) {
+    // Fences never overlap. The body starts after the opening marker's line.
+    const start = m.index + m[0].indexOf("\n") + 1;
+    yield [start, start + (m[2] ?? "").length];
+  }
+  yield* tagSpans(text);
+  for (const m of text.matchAll(CODE))
+    yield [m.index + 1, m.index + m[0].length - 1];
   const stripped = strip(text);
-  if (stripped.startsWith('"') || SCALAR.test(stripped)) yield stripped;
+  if (stripped.startsWith('"') || SCALAR.test(stripped)) {
+    const start = text.length - lstrip(text, PY_SPACE).length;
+    yield [start, start + stripped.length];
+  }
 }
 
 /** Fenced blocks, tag contents, inline code spans, a whole reply that is a JSON string, number
  * or boolean: most explicit first, duplicates removed, at most MAX_CANDIDATES and no more
  * characters in all than `budget` (the bodies of nested tags overlap: all of them are
  * quadratic in the reply's length). Raw JSON anywhere comes after, in `parseReply`. */
-function explicitCandidates(text: string, budget: number): string[] {
+function explicitCandidates(text: string, budget: number): [string, number][] {
   const seen = new Set<string>();
-  const unique: string[] = [];
+  const unique: [string, number][] = [];
   let left = budget;
-  for (const candidate of allCandidates(text)) {
-    left -= candidate.length;
+  for (const [start, end] of allCandidates(text)) {
+    left -= end - start;
     if (left < 0) break;
+    const candidate = text.slice(start, end);
     const key = strip(candidate);
     if (key && !seen.has(key)) {
       seen.add(key);
-      unique.push(key);
+      const lead = candidate.length - lstrip(candidate, PY_SPACE).length;
+      unique.push([key, start + lead]);
       if (unique.length === MAX_CANDIDATES) break;
     }
   }
@@ -1320,6 +1357,60 @@ function nextIndex(text: string, char: string, pos: number): number {
   return found < 0 ? Infinity : found;
 }
 
+const TRAILING = "text after the JSON value";
+const NOT_NUMBERS = new Set(["NaN", "Infinity", "nan", "inf", "infinity"]);
+// What a message shows of text that is no token: a word, number or elision.
+const JUNK = /[A-Za-z0-9_.+\-\u2026]+/y;
+const NUMBER_PREFIX =
+  /^(?:-|-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?)$/;
+const QUOTE_HINT = 'write \\" for a quote inside a string';
+const ESCAPE_HINT = 'a string allows \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX';
+const NUMBER_HINT = "JSON has no NaN or Infinity";
+
+/** A token as a message shows it: its first 40 characters. */
+function snippet(token: string): string {
+  if (token.length <= 40) return token;
+  const points = Array.from(token);
+  return points.length <= 40 ? token : `${points.slice(0, 40).join("")}\u2026`;
+}
+
+/** What is wrong with the text at `at`, where no token starts. */
+function junk(text: string, at: number): Broken {
+  const char = text[at] as string;
+  if (char === '"' || char === "'" || char === "\u201c" || char === "\u2018") {
+    const fault = new Broken("string never closed", "", at);
+    fault.openString = true;
+    return fault;
+  }
+  if (text.startsWith("/*", at))
+    return new Broken("comment never closed", "", at);
+  JUNK.lastIndex = at;
+  const word =
+    JUNK.exec(text)?.[0] ?? String.fromCodePoint(text.codePointAt(at) ?? 0);
+  const elided = [word.indexOf("..."), word.indexOf("\u2026")].filter(
+    (i) => i >= 0,
+  );
+  if (elided.length > 0) {
+    const first = Math.min(...elided);
+    const mark = word.startsWith("...", first) ? "..." : "\u2026";
+    return new Broken(
+      `elided content ${mark}`,
+      "write out the whole value",
+      at + first,
+    );
+  }
+  if (NOT_NUMBERS.has(word.replace(/^[+-]+/, "")))
+    return new Broken(`${snippet(word)} is not a JSON number`, NUMBER_HINT, at);
+  if ("+-.0123456789".includes(word[0] as string)) {
+    const fault = new Broken(`invalid number ${snippet(word)}`, "", at);
+    if (at + word.length === text.length && NUMBER_PREFIX.test(word))
+      fault.cut = text.length;
+    return fault;
+  }
+  const shownChar = String.fromCodePoint(text.codePointAt(at) ?? 0);
+  return new Broken(`unexpected character ${shown(shownChar)}`, "", at);
+}
+
 /** The meaningful tokens of a text, one at a time as the reader asks for them: a reply that
  * is strict JSON up to some junk fails at the junk, not after tokenizing all of it. */
 class Lexer {
@@ -1336,8 +1427,8 @@ class Lexer {
     private readonly strict: boolean,
   ) {}
 
-  /** [kind, text, newline before] of the next token, null at the end; Broken for anything
-   * that is no token (and, when strict, for comments and byte order marks). */
+  /** [kind, text, newline before, offset] of the next token, null at the end; Broken for
+   * anything that is no token (and, when strict, for comments and byte order marks). */
   next(): Token | null {
     const text = this.text;
     while (this.pos < text.length) {
@@ -1348,7 +1439,7 @@ class Lexer {
       this.pos = end;
       const kind = KIND_OF[text[pos] as string] ?? "word"; // a word starts with a letter, `_`, `$`
       if (kind !== "ws" && kind !== "comment") {
-        const token: Token = [kind, text.slice(pos, end), this.newline];
+        const token: Token = [kind, text.slice(pos, end), this.newline, pos];
         this.newline = false;
         return token;
       }
@@ -1361,11 +1452,7 @@ class Lexer {
       this.newline = this.newline || this.lineBreak < end;
       this.comments = this.comments || kind === "comment";
     }
-    if (this.pos !== text.length) {
-      throw new Broken(
-        `unexpected ${shown(text.slice(this.pos, this.pos + 12))}`,
-      );
-    }
+    if (this.pos !== text.length) throw junk(text, this.pos);
     return null;
   }
 }
@@ -1381,7 +1468,8 @@ const STRING_ESCAPES: Record<string, string> = {
   t: "\t",
 };
 
-/** A double-quoted JSON string's value; raw control characters are kept. */
+/** A double-quoted JSON string's value; raw control characters are kept. A Broken naming
+ * its first invalid escape, `at` that escape in the token. */
 function decodeString(token: string): string {
   const body = token.slice(1, -1);
   if (!body.includes("\\")) return body;
@@ -1392,16 +1480,29 @@ function decodeString(token: string): string {
       out += ch;
       continue;
     }
-    const next = body[++i];
-    if (next === "u") {
-      const hex = body.slice(i + 1, i + 5);
-      if (!/^[0-9a-fA-F]{4}$/.test(hex))
-        throw new Broken("invalid \\uXXXX escape");
+    const next = body[i + 1];
+    const hex = body.slice(i + 2, i + 6);
+    if (next === "u" && /^[0-9a-fA-F]{4}$/.test(hex)) {
       out += String.fromCharCode(parseInt(hex, 16));
-      i += 4;
-    } else if (next !== undefined && hasOwn(STRING_ESCAPES, next))
+      i += 5;
+    } else if (
+      next !== undefined &&
+      next !== "u" &&
+      hasOwn(STRING_ESCAPES, next)
+    ) {
       out += STRING_ESCAPES[next];
-    else throw new Broken("invalid escape");
+      i++;
+    } else {
+      const escape =
+        next === undefined
+          ? ""
+          : String.fromCodePoint(body.codePointAt(i + 1) ?? 0);
+      throw new Broken(
+        `invalid escape \\${escape} in a string`,
+        ESCAPE_HINT,
+        i + 1,
+      );
+    }
   }
   return out;
 }
@@ -1413,14 +1514,19 @@ function numberValue(text: string): unknown {
   return n === 0 ? 0 : n;
 }
 
+const isString = (kind: string): boolean =>
+  kind === "dq" || kind === "sq" || kind === "cq";
+
 class Reader {
   readonly tokens: Token[] = []; // lexed so far
   pos = 0;
   readonly repairs: string[] = [];
   readonly truncated: Path[] = [];
+  readonly open: string[] = []; // the closer each open container needs, innermost last
 
   constructor(
     readonly lexer: Lexer,
+    readonly text: string,
     readonly strict: boolean,
     readonly depth: number,
   ) {}
@@ -1432,7 +1538,15 @@ class Reader {
 
   peek(): Token | null {
     while (this.tokens.length <= this.pos) {
-      const token = this.lexer.next();
+      let token: Token | null;
+      try {
+        token = this.lexer.next();
+      } catch (e) {
+        // A number cut short at the text's end: cut off inside the open container
+        if (e instanceof Broken && e.cut >= 0 && this.open.length > 0)
+          throw this.cutOff();
+        throw e;
+      }
       if (token === null) return null;
       this.tokens.push(token);
     }
@@ -1441,45 +1555,82 @@ class Reader {
 
   take(): Token {
     const token = this.peek();
-    if (token === null) throw new Broken("the text ends too early");
+    if (token === null) throw this.cutOff();
     this.pos++;
     return token;
   }
 
-  string(kind: string, token: string): string {
-    if (kind === "dq") {
-      if (/[\n\r\t]/.test(token))
-        this.repair("kept raw line breaks or tabs inside a string");
-      if (this.strict && hasControl(token))
-        throw new Broken("control character");
-      return decodeString(token);
-    }
-    if (kind === "sq") {
-      this.repair("read a single-quoted string");
-      const body = token
-        .slice(1, -1)
-        .replace(/\\'/g, "'")
-        .replace(/(?<!\\)"/g, '\\"');
-      return decodeString(`"${body}"`);
+  /** The text ends inside its innermost open container. */
+  cutOff(): Broken {
+    const inside = this.open[this.open.length - 1];
+    if (inside === undefined) return new Broken(""); // no JSON at all
+    const what = inside === "}" ? "an object" : "a list";
+    return new Broken(
+      `the reply is cut off inside ${what}`,
+      "",
+      this.text.length,
+    );
+  }
+
+  /** A string followed by a word or number on its line, or by anything but punctuation
+   * right after its closing quote: that quote ended it early. `index`: the token's. */
+  unescapedQuote(index: number, loose: boolean): Broken | null {
+    const token = this.tokens[index] as Token;
+    const before = this.tokens[index - 1];
+    if (before === undefined || token[2] || !isString(before[0])) return null;
+    if (token[0] === "punct") return null;
+    const end = before[3] + before[1].length;
+    // `"a" "b"`: a missing comma
+    if (end !== token[3] && (isString(token[0]) || !loose)) return null;
+    return new Broken("unescaped quote inside a string", QUOTE_HINT, end - 1);
+  }
+
+  string(kind: string, token: string, at: number): string {
+    try {
+      if (kind === "dq") {
+        if (/[\n\r\t]/.test(token))
+          this.repair("kept raw line breaks or tabs inside a string");
+        if (this.strict && hasControl(token))
+          throw new Broken("control character");
+        let text = token;
+        if (text.includes("\\'")) {
+          const unquoted = text.replace(/(?<!\\)((?:\\\\)*)\\'/g, "$1'");
+          if (unquoted !== text) {
+            this.repair("read \\' in a double-quoted string as an apostrophe");
+            text = unquoted;
+          }
+        }
+        return decodeString(text);
+      }
+      if (kind === "sq") {
+        this.repair("read a single-quoted string");
+        const body = token
+          .slice(1, -1)
+          .replace(/\\'/g, "'")
+          .replace(/(?<!\\)"/g, '\\"');
+        return decodeString(`"${body}"`);
+      }
+    } catch (e) {
+      if (e instanceof Broken && e.at >= 0) e.at += at; // an escape: from the token's start
+      throw e;
     }
     this.repair("read a string in curly quotes");
     return token.slice(1, -1);
   }
 
   value(path: Path, depth: number): unknown {
-    const [kind, text] = this.take();
+    const [kind, text, , at] = this.take();
     if (kind === "punct" && (text === "{" || text === "[")) {
       // `depth` containers are open around this one: it would be level depth + 1.
       if (depth >= this.depth) throw new TooDeep(depthMessage(this.depth));
       return text === "{" ? this.object(path, depth) : this.array(path, depth);
     }
-    if (kind === "dq" || kind === "sq" || kind === "cq")
-      return this.string(kind, text);
+    if (isString(kind)) return this.string(kind, text, at);
     if (kind === "num") {
       const number = numberValue(text);
       // As Python: strict JSON keeps its reading of 1e400 (infinity); the other paths reject it.
       if (!this.strict && !Number.isFinite(num(number)))
-        throw new Broken("a number too large");
+        throw new Broken(`the number ${snippet(text)} is too large`, "", at);
       return number;
     }
     if (kind === "word" && hasOwn(WORDS, text)) return WORDS[text];
@@ -1487,31 +1638,64 @@ class Reader {
       this.repair(`read Python's ${text} as JSON`);
       return PYTHON[text];
     }
-    throw new Broken(`unexpected ${shown(text)}`);
+    throw this.noValue(text, at);
   }
 
-  key(): string {
-    const [kind, text] = this.take();
-    if (kind === "dq" || kind === "sq" || kind === "cq")
-      return this.string(kind, text);
+  /** What is wrong where a value should be. */
+  noValue(text: string, at: number): Broken {
+    const inside = this.open[this.open.length - 1];
+    if (NOT_NUMBERS.has(text))
+      return new Broken(`${text} is not a JSON number`, NUMBER_HINT, at);
+    if (text === "," || text === inside)
+      return new Broken("missing value", "", at);
+    if (text === ":") return new Broken("unexpected colon", "", at);
+    if (text === "}" || text === "]") {
+      if (inside === undefined)
+        return new Broken(`unexpected character ${shown(text)}`, "", at);
+      return this.mismatched(text, at);
+    }
+    const hint = "a string needs double quotes";
+    return new Broken(`bare word ${snippet(text)}`, hint, at);
+  }
+
+  mismatched(closer: string, at: number): Broken {
+    const needs =
+      this.open[this.open.length - 1] === "}"
+        ? "the open object needs }"
+        : "the open list needs ]";
+    return new Broken(`mismatched bracket ${closer}`, needs, at);
+  }
+
+  key(): [string, number] {
+    const [kind, text, , at] = this.take();
+    if (isString(kind)) return [this.string(kind, text, at), at];
     if (kind === "word" && !hasOwn(WORDS, text) && !hasOwn(PYTHON, text)) {
       this.repair(`quoted the bare key ${text}`);
-      return text;
+      return [text, at];
     }
-    throw new Broken(`expected a key, got ${shown(text)}`);
+    if (text === ",") throw new Broken("unexpected comma", "", at);
+    if (text === ":") throw new Broken("unexpected colon", "", at);
+    if (text === "}" || text === "]")
+      throw new Broken(
+        `mismatched bracket ${text}`,
+        "the open object needs }",
+        at,
+      );
+    throw new Broken(`a key must be a string, not ${snippet(text)}`, "", at);
   }
 
   /** After a member: true when the container closes. Handles the repairs around commas. */
   separator(close: string, path: Path, isObject: boolean): boolean {
     const token = this.peek();
     if (token === null) {
-      if (isObject && !this.strict) {
+      // `0.9` may be the start of `0.95`: a text ending in a number is not a forced close.
+      if (isObject && !this.strict && !/[0-9]$/.test(this.text)) {
         this.truncated.push(path); // the text ends right after a complete member
         return true;
       }
-      throw new Broken("the text ends inside a container");
+      throw this.cutOff();
     }
-    const [kind, text, newline] = token;
+    const [kind, text, newline, at] = token;
     if (kind === "punct" && text === close) {
       this.pos++;
       return true;
@@ -1530,66 +1714,89 @@ class Reader {
       this.repair("added a missing comma between lines");
       return false;
     }
-    throw new Broken(`expected ',' or ${shown(close)}, got ${shown(text)}`);
+    if (text === "}" || text === "]") throw this.mismatched(text, at);
+    if (text === ":") throw new Broken("unexpected colon", "", at);
+    throw (
+      this.unescapedQuote(this.pos, true) ?? new Broken("missing comma", "", at)
+    );
   }
 
   object(path: Path, depth: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    this.open.push("}");
     const token = this.peek();
     if (token !== null && token[0] === "punct" && token[1] === "}") {
       this.pos++;
+      this.open.pop();
       return out;
     }
     for (;;) {
-      const name = this.key();
+      const [name, keyAt] = this.key();
       const colon = this.take();
-      if (colon[1] !== ":")
-        throw new Broken(`expected ':' after a key, got ${shown(colon[1])}`);
+      if (colon[1] !== ":") {
+        throw (
+          this.unescapedQuote(this.pos - 1, false) ??
+          new Broken("missing colon after a key", "", colon[3])
+        );
+      }
       const item = this.value([...path, name], depth + 1);
       if (hasOwn(out, name) && !pyEqual(out[name], item)) {
         throw new Broken(
           `the key ${shown(name)} is given twice with different values`,
+          "",
+          keyAt,
         );
       }
       put(out, name, item);
-      if (this.separator("}", path, true)) return out;
+      if (this.separator("}", path, true)) {
+        this.open.pop();
+        return out;
+      }
     }
   }
 
   array(path: Path, depth: number): unknown[] {
     const out: unknown[] = [];
+    this.open.push("]");
     const token = this.peek();
     if (token !== null && token[0] === "punct" && token[1] === "]") {
       this.pos++;
+      this.open.pop();
       return out;
     }
     for (;;) {
       out.push(this.value([...path, out.length], depth + 1));
-      if (this.separator("]", path, false)) return out;
+      if (this.separator("]", path, false)) {
+        this.open.pop();
+        return out;
+      }
     }
   }
 }
 
 function readWith(text: string, strict: boolean, depth: number): Read {
   const lexer = new Lexer(text, strict);
-  const reader = new Reader(lexer, strict, depth);
+  const reader = new Reader(lexer, text, strict, depth);
   const value = reader.value([], 0);
   for (;;) {
-    const token = reader.peek();
+    let token: Token | null;
+    try {
+      token = reader.peek();
+    } catch (e) {
+      if (e instanceof Broken && !(e instanceof TooDeep) && e.at >= 0)
+        throw new Broken(TRAILING, "", e.at);
+      throw e;
+    }
     if (token === null) break;
     if (token[0] === "punct" && token[1] === ",") {
       reader.repair("removed a trailing comma");
       reader.pos++;
       continue;
     }
-    throw new Broken(`unexpected ${shown(token[1])} after the value`);
+    throw new Broken(TRAILING, "", token[3]);
   }
-  if (reader.truncated.length > 0) {
-    // `0.9` may be the start of `0.95`: a text ending in a number is not a forced close.
-    if (/[0-9]$/.test(text))
-      throw new Broken("the text ends in a number, which may be cut short");
+  if (reader.truncated.length > 0)
     reader.repairs.push("closed an object the reply left open");
-  }
   if (lexer.comments) reader.repairs.unshift("removed comments"); // first, wherever they were
   return { value, repairs: reader.repairs, truncated: reader.truncated };
 }
@@ -1692,14 +1899,22 @@ class Search {
   parsedAny = false;
   tooDeep = false; // a candidate was JSON nested past the depth limit
   readonly seen = new Set<string>();
+  parsed = -1; // the length of the longest candidate that was JSON
+  // The longest candidate that looked like JSON and was not: its fault, its text and where
+  // it starts in the body.
+  fault: [Broken, string, number] | null = null;
+  explicit = true; // are the candidates considered now explicit ones
+  faultExplicit = false;
 
   constructor(
     readonly descriptor: Descriptor,
     readonly types: Types,
     readonly limits: Limits,
+    readonly reply: string,
+    readonly body: string, // the reply without its reasoning, where candidates start
   ) {}
 
-  judge(read: Read): void {
+  judge(read: Read, text: string, start: number): void {
     // Lenient mode changes nothing already valid (a union prefers an exact member).
     let [value, errors, repairs] = check(
       this.descriptor,
@@ -1715,10 +1930,11 @@ class Search {
       read.truncated.length > 0 &&
       !forced(read, this.descriptor, this.types)
     ) {
+      const where = this.where(text, start, text.length);
       errors = [
         [
           "root",
-          "the reply is cut off where more than closing braces could follow",
+          `the reply is cut off ${where}, where more than closing braces could follow`,
         ],
       ];
     }
@@ -1759,7 +1975,8 @@ class Search {
     ];
   }
 
-  consider(text: string): boolean {
+  /** Judges the candidate `text` starting at `start` in the body; false when it is no JSON. */
+  consider(text: string, start: number): boolean {
     if (this.seen.has(text)) return true; // the same text as an earlier candidate
     this.seen.add(text);
     let read: Read;
@@ -1767,12 +1984,83 @@ class Search {
       read = readJson(text, this.limits.depth);
     } catch (e) {
       if (e instanceof TooDeep) this.tooDeep = true;
+      else if (e instanceof Broken && (text[0] === "{" || text[0] === "["))
+        this.blamed(e, text, start);
       if (e instanceof Broken || e instanceof RangeError) return false;
       throw e;
     }
     this.parsedAny = true;
-    this.judge(read);
+    this.parsed = Math.max(this.parsed, text.length);
+    this.judge(read, text, start);
     return true;
+  }
+
+  /** Reads the candidate `text`, which is no JSON, only for its fault: only when that fault
+   * would be the one named (a reply of a million wrong closers would otherwise be a million
+   * reads). */
+  blame(text: string, start: number): void {
+    const fault = this.fault;
+    if (
+      fault !== null &&
+      (this.faultExplicit || text.length <= fault[1].length)
+    )
+      return;
+    try {
+      readJson(text, this.limits.depth);
+    } catch (e) {
+      if (e instanceof Broken && !(e instanceof TooDeep))
+        this.blamed(e, text, start);
+      else if (!(e instanceof Broken || e instanceof RangeError)) throw e;
+    }
+  }
+
+  blamed(fault: Broken, text: string, start: number): void {
+    // Text after a value read whole is no fault of the answer's, which is a candidate of its
+    // own (a raw span) and is judged as such.
+    if (!fault.what || fault.what === TRAILING) return;
+    if (
+      this.fault === null ||
+      (this.explicit === this.faultExplicit &&
+        text.length > this.fault[1].length)
+    ) {
+      this.fault = [fault, text, start];
+      this.faultExplicit = this.explicit;
+    }
+  }
+
+  /** The offset `at` in the candidate `text` (at `start` in the body) as a line and column of
+   * the reply (a body without reasoning is found in the reply again). */
+  where(text: string, start: number, at: number): string {
+    const reply = this.reply;
+    let from = start;
+    if (this.body.length !== reply.length) {
+      const found = reply.lastIndexOf(text);
+      if (found >= 0) from = found;
+    }
+    const pos = from + at;
+    let line = 1;
+    for (
+      let i = reply.indexOf("\n");
+      i >= 0 && i < pos;
+      i = reply.indexOf("\n", i + 1)
+    )
+      line++;
+    const lineStart = pos === 0 ? 0 : reply.lastIndexOf("\n", pos - 1) + 1;
+    return `at line ${line}, column ${codePoints(reply.slice(lineStart, pos)) + 1}`;
+  }
+
+  /** The fault of the longest candidate that looked like JSON and was not, when no candidate
+   * that was JSON is as long: most likely the answer, broken. */
+  broken(): string | null {
+    if (this.fault === null || this.fault[1].length <= this.parsed) return null;
+    const [fault, text, start] = this.fault;
+    let { what, at } = fault;
+    if (fault.openString && !strip(this.body.slice(start + text.length))) {
+      what = "the reply is cut off inside a string";
+      at = text.length;
+    }
+    const message = `${what} ${this.where(text, start, at)}`;
+    return fault.hint ? `${message} (${fault.hint})` : message;
   }
 }
 
@@ -1793,7 +2081,6 @@ export function parseReply(
       `the reply is longer than ${bounds.replyChars} characters (the reply-size limit)`,
     );
   }
-  const search = new Search(descriptor, types, bounds);
   const stripped = strip(lstrip(strip(text), "\ufeff"));
   if (stripped.startsWith("{") || stripped.startsWith("[")) {
     // The common case: the whole reply is the JSON answer. Read to Python's depth (its json
@@ -1824,14 +2111,24 @@ export function parseReply(
     );
   }
   const body = stripReasoning(text);
+  const search = new Search(descriptor, types, bounds, text, body);
   let budget = 8 * body.length + 4096; // characters parsed in all: keeps hostile replies linear
-  for (const candidate of explicitCandidates(body, budget)) {
+  for (const [candidate, start] of explicitCandidates(body, budget)) {
     budget -= candidate.length;
-    search.consider(candidate);
+    search.consider(candidate, start);
   }
+  search.explicit = false;
   let covered = -1;
   for (const [start, end, height] of rawSpans(body)) {
     if (start < covered) continue;
+    if (height < 0) {
+      // Ended by a wrong closer: no JSON, but its fault may be named.
+      if (-height <= bounds.depth && budget >= end - start) {
+        budget -= end - start;
+        search.blame(body.slice(start, end), start);
+      }
+      continue;
+    }
     if (height > bounds.depth) {
       search.tooDeep = true; // not read: the reader would stop at the limit
       covered = end; // nor any span inside it: part of a value past the limit is no answer
@@ -1839,7 +2136,7 @@ export function parseReply(
     }
     budget -= end - start;
     if (budget < 0) break;
-    if (search.consider(strip(body.slice(start, end)))) covered = end;
+    if (search.consider(strip(body.slice(start, end)), start)) covered = end;
   }
   return decide(search);
 }
@@ -1851,6 +2148,8 @@ function decide(search: Search): ParseResult {
       throw new ReplyError(
         `the reply's JSON is ${depthMessage(search.limits.depth)}`,
       );
+    const broken = search.broken();
+    if (broken !== null) throw new ReplyError(broken);
     if (!search.parsedAny) throw new ReplyError("no JSON found in the reply");
     throw new ReplyError(
       "the reply does not match the expected output",

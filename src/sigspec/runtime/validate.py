@@ -868,7 +868,7 @@ class Slow(Exception):
     itself."""
 
 
-_PARSER: list[Any] = []  # runtime/reply.py's parse_reply, once loaded
+_PARSER: list[Any] = []  # runtime/reply.py's parse_reply and whole_json, once loaded
 
 
 def parse_reply(
@@ -882,11 +882,37 @@ def parse_reply(
     the first parse, so that importing a generated module stays cheap. Kept once loaded:
     an `import` statement run on every call would cost a third of parsing a short
     reply."""
-    if not _PARSER:
-        from .reply import parse_reply as parse
+    parse = (_PARSER or _load_parser())[0]
+    return parse(text, descriptor, types, check, limits)  # type: ignore[no-any-return]
 
-        _PARSER.append(parse)
-    return _PARSER[0](text, descriptor, types, check, limits)  # type: ignore[no-any-return]
+
+def _load_parser() -> list[Any]:
+    from .reply import NOT_JSON, parse_reply, whole_json
+
+    _PARSER.extend((parse_reply, whole_json, NOT_JSON))
+    return _PARSER
+
+
+def parse_checked(
+    text: str,
+    descriptor: Descriptor,
+    types: Types,
+    validate_name: Any,
+    limits: Limits | None = None,
+) -> ParseResult:
+    """`parse_NAME` of a generated module: a reply that is strict JSON and passes the
+    generated `validate_NAME`'s own checks as it stands is the answer at once (the
+    search would come to it first too); anything else goes to the reply parser, with
+    those checks tried first (`checker`)."""
+    if limits is None and text.__class__ is str and len(text) <= LIMITS.reply_chars:
+        _, whole_json, not_json = _PARSER or _load_parser()
+        value = whole_json(text)
+        if value is not not_json:
+            try:
+                return ParseResult(validate_name(value, _punt))
+            except (Slow, ValidationError):
+                pass  # the runtime's to decide, or lenient mode may coerce it
+    return parse_reply(text, descriptor, types, checker(validate_name), limits)
 
 
 def _punt(descriptor: Descriptor, value: Any, types: Types) -> Any:
@@ -987,6 +1013,7 @@ __all__ = [
     "is_uuid",
     "kind_of",
     "number_literal",
+    "parse_checked",
     "parse_reply",
     "too_deep",
     "validate",

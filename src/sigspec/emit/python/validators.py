@@ -209,10 +209,11 @@ def _lines(n: SigNames, compact: bool) -> dict[str, str]:
     value: ps.Node = ps.code("value: Any")
     limits: ps.Node = ps.code("limits: Limits | None = None")
     params = [value, limits] if compact else [value, _slow_param(n.output_type), limits]
-    # the parser's check: the runtime's, or the generated checks first (`checker`)
-    check: ps.Node = ps.call("_rt.checker", ps.code(f"validate_{n.ident}"))
+    # The parser: with the runtime's validator, or the generated checks first (a clean
+    # reply is decoded and checked at once: `parse_checked`).
+    parser, check = "_rt.parse_checked", f"validate_{n.ident}"
     if compact:
-        check = ps.code("_rt.check")
+        parser, check = "_rt.parse_reply", "_rt.check"
     result = f"result: {n.output_type} = _rt.validate"
     kept = f"    result: {n.output_type} = value"
     if len(kept) > ps.WIDTH:  # ruff parenthesises a right-hand side it cannot split
@@ -228,9 +229,7 @@ def _lines(n: SigNames, compact: bool) -> dict[str, str]:
         "input": _call(
             1, f"result: {n.input_type} = _rt.validate", n.input, "value", n.types, "limits"
         ),
-        "parse_call": _call(
-            1, "return _rt.parse_reply", "text", n.output, n.types, check, "limits"
-        ),
+        "parse_call": _call(1, f"return {parser}", "text", n.output, n.types, check, "limits"),
     }
 
 

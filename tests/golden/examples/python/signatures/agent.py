@@ -216,11 +216,11 @@ def validate_agent_step_input(
 
 def parse_agent_step(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `agent_step` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
+    return _rt.parse_checked(
         text,
         AGENT_STEP_OUTPUT,
         TYPES,
-        _rt.checker(validate_agent_step),
+        validate_agent_step,
         limits,
     )
 

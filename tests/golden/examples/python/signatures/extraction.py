@@ -213,11 +213,11 @@ def validate_extract_products_input(
 
 def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `extract_products` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
+    return _rt.parse_checked(
         text,
         EXTRACT_PRODUCTS_OUTPUT,
         TYPES,
-        _rt.checker(validate_extract_products),
+        validate_extract_products,
         limits,
     )
 
@@ -358,11 +358,11 @@ def validate_read_invoice_input(
 
 def parse_read_invoice(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `read_invoice` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
+    return _rt.parse_checked(
         text,
         READ_INVOICE_OUTPUT,
         TYPES,
-        _rt.checker(validate_read_invoice),
+        validate_read_invoice,
         limits,
     )
 

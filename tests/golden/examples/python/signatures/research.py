@@ -164,11 +164,11 @@ def validate_rank_results_input(
 
 def parse_rank_results(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `rank_results` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
+    return _rt.parse_checked(
         text,
         RANK_RESULTS_OUTPUT,
         TYPES,
-        _rt.checker(validate_rank_results),
+        validate_rank_results,
         limits,
     )
 
@@ -222,13 +222,7 @@ def validate_research_input(value: Any, limits: Limits | None = None) -> Researc
 
 def parse_research(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `research` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
-        text,
-        RESEARCH_OUTPUT,
-        TYPES,
-        _rt.checker(validate_research),
-        limits,
-    )
+    return _rt.parse_checked(text, RESEARCH_OUTPUT, TYPES, validate_research, limits)
 
 
 __all__ = [

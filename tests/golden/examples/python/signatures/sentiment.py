@@ -154,13 +154,7 @@ def validate_classify_input(value: Any, limits: Limits | None = None) -> Classif
 
 def parse_classify(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `classify` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
-        text,
-        CLASSIFY_OUTPUT,
-        TYPES,
-        _rt.checker(validate_classify),
-        limits,
-    )
+    return _rt.parse_checked(text, CLASSIFY_OUTPUT, TYPES, validate_classify, limits)
 
 
 # `act_on_sentiment` returns {action "thank" | "escalate" | "ignore", priority Priority
@@ -236,11 +230,11 @@ def validate_act_on_sentiment_input(
 
 def parse_act_on_sentiment(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `act_on_sentiment` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
+    return _rt.parse_checked(
         text,
         ACT_ON_SENTIMENT_OUTPUT,
         TYPES,
-        _rt.checker(validate_act_on_sentiment),
+        validate_act_on_sentiment,
         limits,
     )
 

@@ -99,13 +99,7 @@ def validate_summarize_input(
 
 def parse_summarize(text: str, limits: Limits | None = None) -> ParseResult:
     """The answer to `summarize` in a raw reply, with every repair applied."""
-    return _rt.parse_reply(
-        text,
-        SUMMARIZE_OUTPUT,
-        TYPES,
-        _rt.checker(validate_summarize),
-        limits,
-    )
+    return _rt.parse_checked(text, SUMMARIZE_OUTPUT, TYPES, validate_summarize, limits)
 
 
 __all__ = [
