@@ -51,6 +51,13 @@ class Dialect:
     integer_bounds_only: bool = False  # llama.cpp grammars apply min/max to integers only
     describes: bool = True  # does the model see descriptions? (local engines: no)
     ref_siblings: bool = True  # may a `$ref` carry other keywords (description)?
+    # Grammar engines (xgrammar, llguidance, llama.cpp): patterns rewritten to the form they
+    # read as ECMA-262 does (`grammar_patterns.py`), lengths beside a pattern reported.
+    grammar_patterns: bool = False
+    escape_free_lengths: bool = False  # xgrammar: no escapes inside a length-bounded string
+    any_as_types: bool = False  # `:any` as a list of every type (llama.cpp: `{}` is an object)
+    # Formats the engine enforces otherwise than sigspec: (format, what differs), reported.
+    format_gaps: tuple[tuple[str, str], ...] = ()
     # A provider's second form of its schema: the fragment entry holding it, named in reports
     # (Gemini's OpenAPI form is `openapi_request`); "" for a provider's own dialect.
     form: str = ""

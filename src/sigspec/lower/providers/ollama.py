@@ -1,7 +1,9 @@
 """Ollama: the `format` field of /api/chat, enforced by llama.cpp's grammar.
 
 Bounds apply to integers only, and the model never sees descriptions (the engine constrains
-decoding; it does not show the schema).
+decoding; it does not show the schema). Patterns are rewritten to the `^...$` form llama.cpp
+reads as ECMA-262 does (`grammar_patterns.py`); `:any` is a list of every type, which
+every llama.cpp release reads as any value (older ones, as Ollama ships, read `{}` as an object).
 """
 
 from __future__ import annotations
@@ -17,6 +19,18 @@ DIALECT = Dialect(
     formats=frozenset({"date", "time", "date-time", "uuid"}),
     integer_bounds_only=True,
     describes=False,
+    grammar_patterns=True,
+    any_as_types=True,
+    # Measured with llama.cpp's converter (tests/engines/test_engines.py).
+    format_gaps=(
+        ("date", "llama.cpp admits impossible days (2024-02-30, 2023-02-29) and the year 0000"),
+        ("time", "llama.cpp refuses a lowercase `z` and fractions of other than 3 digits"),
+        (
+            "date-time",
+            "llama.cpp admits impossible days and the year 0000, and refuses a lowercase `t` "
+            "or `z` and fractions of other than 3 digits",
+        ),
+    ),
 )
 
 

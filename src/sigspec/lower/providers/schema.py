@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sigspec.lower.providers.dialect import ANNOTATIONS, Dialect
+from sigspec.lower.providers.grammar_patterns import Refused, rewrite, with_lengths
 from sigspec.lower.schema import JsonSchema, SchemaBuilder, nullable
 from sigspec.semantics import ir
 from sigspec.semantics.descriptors import constraint_keywords
@@ -19,6 +20,8 @@ from sigspec.semantics.types import referenced_names
 _ANY_SCALAR: JsonSchema = {
     "anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]
 }
+_EVERY_TYPE = ["object", "array", "string", "number", "boolean", "null"]
+_UNESCAPED = '`"`, `\\` and control characters'
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,8 @@ class ProviderSchemaBuilder(SchemaBuilder):
         if isinstance(t, ir.Prim) and t.kind == "any" and not d.any_type:
             self.lose("`:any` cannot be expressed; the schema asks for a scalar or null")
             return dict(_ANY_SCALAR)
+        if isinstance(t, ir.Prim) and t.kind == "any" and d.any_as_types:
+            return {"type": list(_EVERY_TYPE)}
         if isinstance(t, ir.Prim) and t.kind == "map" and not d.empty_objects:
             raise Unsupported("`:map` (any object): an object needs at least one property")
         if isinstance(t, ir.Prim) and t.kind == "map" and d.closed_objects:
@@ -255,7 +260,52 @@ class ProviderSchemaBuilder(SchemaBuilder):
         if "format" in schema and schema["format"] not in d.formats:
             self.lose(f"`format: {schema['format']}` is not supported; moved to the description")
             lost["format"] = schema.pop("format")
+        fmt = kept.get("format", schema.get("format"))
+        gap = dict(d.format_gaps).get(fmt) if isinstance(fmt, str) else None
+        if gap is not None:
+            self.lose(f"`format: {fmt}` is kept, but {gap}")
+        if d.grammar_patterns and "pattern" in kept:
+            self._grammar_pattern(kept, lost)
+        if d.escape_free_lengths and "pattern" not in kept:
+            for keyword in ("minLength", "maxLength"):
+                if keyword in kept:
+                    self.lose(
+                        f"`{keyword}: {kept[keyword]}` is kept, but xgrammar produces no "
+                        f"{_UNESCAPED} in a string with a length bound"
+                    )
         return kept, lost
+
+    def _grammar_pattern(self, kept: dict[str, Any], lost: dict[str, Any]) -> None:
+        """A pattern in the form grammar engines read as ECMA-262 does, or dropped."""
+        original = kept["pattern"]
+        try:
+            found = rewrite(original)
+        except Refused as exc:
+            lost["pattern"] = kept.pop("pattern")
+            self.lose(
+                f"`pattern: {_short(original)}` uses {exc}, which grammar engines cannot "
+                "read; moved to the description"
+            )
+            return
+        kept["pattern"] = found.pattern
+        if found.narrowed:
+            self.lose(
+                f"`pattern: {_short(original)}` is narrowed: the engine produces no "
+                f"{_UNESCAPED} where the pattern allows them"
+            )
+        low, high = kept.get("minLength"), kept.get("maxLength")
+        if low is None and high is None:
+            return
+        folded = with_lengths(found, low, high)
+        if folded is not None:
+            kept["pattern"] = folded
+            return
+        for keyword in ("minLength", "maxLength"):
+            if keyword in kept:
+                self.lose(
+                    f"`{keyword}: {kept[keyword]}` is kept, but grammar engines (xgrammar, "
+                    "llama.cpp) ignore a length beside a pattern"
+                )
 
     def _refusal(self, keyword: str, value: Any, schema: JsonSchema) -> str | None:
         d = self.dialect

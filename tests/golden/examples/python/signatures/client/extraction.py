@@ -563,6 +563,34 @@ READ_INVOICE_SCHEMA_GEMINI: JsonObject = {
     ],
 }
 
+READ_INVOICE_SCHEMA_OLLAMA: JsonObject = {
+    "type": "object",
+    "properties": {
+        "invoice_number": {"type": "string", "pattern": "^[\\x2D\\x30-9A-Z]+$"},
+        "issue_date": {"type": "string", "format": "date"},
+        "currency": {"type": "string", "enum": ["USD", "EUR", "GBP"]},
+        "line_items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string"},
+                    "quantity": {"type": "integer", "minimum": 1},
+                    "unit_price": {"type": "number"},
+                    "total": {"type": "number"},
+                },
+                "required": ["description", "quantity", "unit_price", "total"],
+                "additionalProperties": False,
+            },
+            "minItems": 1,
+        },
+        "due_date": {"type": ["string", "null"], "format": "date"},
+        "total": {"type": "number"},
+    },
+    "required": ["invoice_number", "issue_date", "currency", "line_items", "total"],
+    "additionalProperties": False,
+}
+
 READ_INVOICE_FRAGMENTS: JsonObject = {
     "openai": {
         "request": {
@@ -620,7 +648,7 @@ READ_INVOICE_FRAGMENTS: JsonObject = {
             },
         },
     },
-    "ollama": {"request": {"format": READ_INVOICE_SCHEMA}},
+    "ollama": {"request": {"format": READ_INVOICE_SCHEMA_OLLAMA}},
 }
 
 READ_INVOICE_SPEC = Spec(
