@@ -15,13 +15,6 @@ BOTH = "both"
 SIGSPEC = "sigspec"
 
 
-def _keywords(*names: str) -> Callable[[Dialect], str]:
-    def cell(d: Dialect) -> str:
-        return BOTH if set(names) <= d.keywords else SIGSPEC
-
-    return cell
-
-
 def _bounds(d: Dialect) -> str:
     if not {"minimum", "maximum"} <= d.keywords:
         return SIGSPEC
@@ -46,12 +39,29 @@ def _items(d: Dialect) -> str:
 def _pattern(d: Dialect) -> str:
     if "pattern" not in d.keywords:
         return SIGSPEC
+    if d.grammar_patterns:
+        return "both, rewritten for the engine; with lookaround or `\\b`, sigspec"
     return "both inside the provider's regex subset, else sigspec" if d.pattern_refusal else BOTH
+
+
+def _lengths(d: Dialect) -> str:
+    if not {"minLength", "maxLength"} <= d.keywords:
+        return SIGSPEC
+    notes = []
+    if d.grammar_patterns:
+        notes.append("beside `@pattern`, folded into it or sigspec")
+    if d.escape_free_lengths:
+        notes.append(
+            "xgrammar writes no quote, backslash or control character in a bounded string (warned)"
+        )
+    return "; ".join([BOTH, *notes])
 
 
 def _format(name: str) -> Callable[[Dialect], str]:
     def cell(d: Dialect) -> str:
-        return BOTH if "format" in d.keywords and name in d.formats else SIGSPEC
+        if "format" not in d.keywords or name not in d.formats:
+            return SIGSPEC
+        return "both, with gaps (warned)" if name in dict(d.format_gaps) else BOTH
 
     return cell
 
@@ -61,7 +71,9 @@ def _open_maps(d: Dialect) -> str:
 
 
 def _any(d: Dialect) -> str:
-    return "sigspec (the schema asks for a scalar or null)" if not d.any_type else BOTH
+    if not d.any_type:
+        return "sigspec (the schema asks for a scalar or null)"
+    return "both (as a list of every type)" if d.any_as_types else BOTH
 
 
 def _recursion(d: Dialect) -> str:
@@ -84,7 +96,7 @@ def _enums(d: Dialect) -> str:
 
 ROWS: tuple[tuple[str, Callable[[Dialect], str]], ...] = (
     ("`@min` `@max`", _bounds),
-    ("`@min_length` `@max_length`", _keywords("minLength", "maxLength")),
+    ("`@min_length` `@max_length`", _lengths),
     ("`@pattern`", _pattern),
     ("`@min_items` `@max_items`", _items),
     ("literal unions", _enums),
