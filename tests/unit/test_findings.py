@@ -35,13 +35,13 @@ def test_chosen_providers_get_one_line_per_declaration_and_provider() -> None:
     grouped = group_losses(LOSSES, chosen=True)
     messages = sorted(d.message for d in grouped)
     assert messages == [
-        "anthropic: `Money`: 1 constraint not enforced by the provider (sigspec's validator "
-        "checks them): `amount`: `minimum: 0` is not enforced",
-        "anthropic: `f`: 3 constraints not enforced by the provider (sigspec's validator "
-        "checks them): `a`: `minimum: 0` is not enforced, `maximum: 9` is not enforced; "
-        '`b`: `pattern: "x"` is not enforced',
-        "ollama: `f`: 1 constraint not enforced by the provider (sigspec's validator checks "
-        "them): `a`: `minimum: 0` applies to integers only here",
+        "anthropic: `Money`: 1 constraint the provider does not enforce as sigspec does "
+        "(sigspec's validator checks them): `amount`: `minimum: 0` is not enforced",
+        "anthropic: `f`: 3 constraints the provider does not enforce as sigspec does "
+        "(sigspec's validator checks them): `a`: `minimum: 0` is not enforced, `maximum: 9` "
+        'is not enforced; `b`: `pattern: "x"` is not enforced',
+        "ollama: `f`: 1 constraint the provider does not enforce as sigspec does (sigspec's "
+        "validator checks them): `a`: `minimum: 0` applies to integers only here",
     ]
     assert all(d.path == "a.sig" and d.span is None for d in grouped)
     assert group_losses(grouped, chosen=True) == grouped  # grouping twice changes nothing
@@ -50,10 +50,10 @@ def test_chosen_providers_get_one_line_per_declaration_and_provider() -> None:
 def test_no_choice_sums_up_per_provider() -> None:
     summed = sorted(group_losses(LOSSES, chosen=False), key=lambda d: d.message)
     assert [d.message.split(";")[0] for d in summed] == [
-        "anthropic: 4 constraints in 2 declarations not enforced by the provider (sigspec's "
-        "validator checks them)",
-        "ollama: 1 constraint in 1 declaration not enforced by the provider (sigspec's "
-        "validator checks them)",
+        "anthropic: 4 constraints in 2 declarations the provider does not enforce as sigspec "
+        "does (sigspec's validator checks them)",
+        "ollama: 1 constraint in 1 declaration the provider does not enforce as sigspec does "
+        "(sigspec's validator checks them)",
     ]
     assert all(d.source is None for d in summed)
     assert "set `providers = [...]` or pass `--provider`" in summed[0].message

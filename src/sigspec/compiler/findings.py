@@ -111,8 +111,9 @@ def _grouped(
     items = [f"`{k}`: {', '.join(v)}" if k else ", ".join(v) for k, v in by_field.items()]
     count = len(members)
     message = (
-        f"{provider}: `{declaration}`: {count} constraint{'s' if count != 1 else ''} not "
-        f"enforced by the provider (sigspec's validator checks them): {'; '.join(items)}"
+        f"{provider}: `{declaration}`: {count} constraint{'s' if count != 1 else ''} the "
+        "provider does not enforce as sigspec does (sigspec's validator checks them): "
+        f"{'; '.join(items)}"
     )
     first = members[0][0]
     return Diagnostic(codes.PROVIDER_LOSS.name, severity, message, first.source)
@@ -125,8 +126,8 @@ def _summed(
     places = len({(d.path, fields["where"].split(".", 1)[0]) for d, fields in members})
     message = (
         f"{provider}: {count} constraint{'s' if count != 1 else ''} in {places} "
-        f"declaration{'s' if places != 1 else ''} not enforced by the provider (sigspec's "
-        "validator checks them); to see them for the providers you use, set "
+        f"declaration{'s' if places != 1 else ''} the provider does not enforce as sigspec "
+        "does (sigspec's validator checks them); to see them for the providers you use, set "
         "`providers = [...]` or pass `--provider`"
     )
     return Diagnostic(codes.PROVIDER_LOSS.name, severity, message)
