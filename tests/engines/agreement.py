@@ -5,7 +5,9 @@ then one mutation each: a wrong type, a missing or extra key, a bound crossed, a
 quotes, backslashes and control characters), and the runtime validator
 (`sigspec.runtime.validate.check`, the reference meaning) says which are valid. Each engine
 then judges the same text under the provider's schema. A disagreement is excused when the
-provider reported a loss for that field (`provider-loss`); any other is a failure.
+provider reported a loss for that signature (`provider-loss`: per signature, not per field,
+so a signature with one warned loss excuses all of its disagreements); any other is a
+failure.
 """
 
 from __future__ import annotations

@@ -249,12 +249,12 @@ def test_nested_tags_parse_within_the_budget(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_spans_know_how_deep_they_nest() -> None:
     assert reply_module.nested_spans('x [1, [2, {"a": []}]] {} [[') == [
-        (2, 21, 4),
-        (6, 20, 3),
-        (10, 19, 2),
-        (16, 18, 1),
-        (22, 24, 1),
-        (25, 27, 2),  # never closed: to the end
+        (2, 21, 4, True),
+        (6, 20, 3, True),
+        (10, 19, 2, True),
+        (16, 18, 1, True),
+        (22, 24, 1, True),
+        (25, 27, 2, False),  # never closed: to the end
     ]
 
 

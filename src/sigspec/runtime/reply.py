@@ -283,17 +283,18 @@ def raw_spans(text: str) -> list[tuple[int, int]]:
     of the wrong kind (no JSON: read only to name its fault). One pass: outside
     brackets one match takes a flat pair whole or finds the next opener; inside, one
     match takes all up to the next bracket."""
-    return [(start, end) for start, end, _ in nested_spans(text)]
+    return [(start, end) for start, end, _, _ in nested_spans(text)]
 
 
-def nested_spans(text: str) -> list[tuple[int, int, int]]:
+def nested_spans(text: str) -> list[tuple[int, int, int, bool]]:
     """`raw_spans`, each with how deep brackets nest in it (a flat pair: 1), so that a
     span past the depth limit is known without reading it (nested brackets: each span
     inside another, each read to the limit, was a read of most of the text each); a
-    span a wrong closer ends, with its depth negated."""
+    span a wrong closer ends, with its depth negated; and whether a closer ended it
+    (False for the outermost bracket never closed, which runs to the text's end)."""
     # [where it opens, the bracket, the deepest nesting found inside so far]
     stack: list[list[Any]] = []
-    spans: list[tuple[int, int, int]] = []
+    spans: list[tuple[int, int, int, bool]] = []
     broken = [0]  # the longest span a wrong closer ended so far
     pos = 0
     dq = True  # may a double quote still open a string
@@ -305,7 +306,7 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
                 break
             pos = match.end()
             if match.group(1) is not None:  # a flat pair: a span of its own
-                spans.append((*match.span(1), 1))
+                spans.append((*match.span(1), 1, True))
                 continue
             at = match.start(2)
         else:
@@ -326,7 +327,7 @@ def nested_spans(text: str) -> list[tuple[int, int, int]]:
         else:
             pos = _close(text, at, stack, spans, broken)
     if stack:
-        spans.append((stack[0][0], len(text), _open_height(stack)))
+        spans.append((stack[0][0], len(text), _open_height(stack), False))
     spans.sort()
     return spans
 
@@ -352,11 +353,11 @@ def _close(
         if opener != ("{" if text[index] == "}" else "["):
             if index + 1 - stack[0][0] > broken[0]:
                 broken[0] = index + 1 - stack[0][0]
-                spans.append((stack[0][0], index + 1, -_open_height(stack)))
+                spans.append((stack[0][0], index + 1, -_open_height(stack), True))
             stack.clear()
             return index + 1
         stack.pop()
-        spans.append((start, index + 1, height))
+        spans.append((start, index + 1, height, True))
         if not stack:
             return index + 1
         if stack[-1][2] <= height:
@@ -1196,10 +1197,11 @@ def parse_reply(
     return _decide(search)
 
 
-# A span that opens as JSON does (an opener, then a key, a value or its closer) and is
-# no JSON is the answer, broken: no smaller value inside it is the answer (the `[]` of a
-# broken list of maps is not the list). Prose in brackets (`[note: {...}]`) opens
-# otherwise, and the values inside it are still candidates.
+# A span that opens as JSON does (an opener, then a key, a value or its closer), is no
+# JSON and is ended by a closer is the answer, broken: no smaller value inside it is the
+# answer (the `[]` of a broken list of maps is not the list). Prose in brackets
+# (`[note: {...}]`) opens otherwise, and a bracket never closed (`scores in [0, 1).`)
+# ends nothing: the values inside them are still candidates.
 _OPENS_AS_JSON = re.compile(
     r'\{[ \t\r\n]*["}]|\[[ \t\r\n]*(?:["{\[\]0-9-]|true|false|null)'
 )
@@ -1209,15 +1211,15 @@ def _search_spans(search: _Search, body: str, budget: int) -> None:
     """Raw JSON anywhere in the body, outermost first, within the budget of characters
     read."""
     covered = -1
-    for start, end, height in nested_spans(body):
+    for start, end, height, ended in nested_spans(body):
         if start < covered:
             continue
-        opens_as_json = _OPENS_AS_JSON.match(body, start) is not None
+        broken_answer = ended and _OPENS_AS_JSON.match(body, start) is not None
         if height < 0:  # ended by a wrong closer: no JSON, but its fault may be named
             if -height <= search.depth and budget >= end - start:
                 budget -= end - start
                 search.blame(body[start:end], start)
-            if opens_as_json:
+            if broken_answer:
                 covered = end
             continue
         if height > search.depth:  # not read: the reader would stop at the limit
@@ -1228,7 +1230,7 @@ def _search_spans(search: _Search, body: str, budget: int) -> None:
         budget -= end - start
         if budget < 0:
             break
-        if search.consider(body[start:end].strip(), start) or opens_as_json:
+        if search.consider(body[start:end].strip(), start) or broken_answer:
             covered = end
 
 

@@ -1164,11 +1164,12 @@ function withoutReasoningBlocks(text: string): string {
  * outermost one to the end of the text. One pass. A quote that opens no string means no later
  * quote of its kind can (up to the line's end for single quotes), so those are skipped
  * without a scan: retrying each was quadratic. */
-function rawSpans(text: string): [number, number, number][] {
+function rawSpans(text: string): [number, number, number, boolean][] {
   // [where it opens, the bracket, the deepest nesting found inside so far]; each span comes
-  // with how deep brackets nest in it, so that one past the depth limit is never read.
+  // with how deep brackets nest in it, so that one past the depth limit is never read, and
+  // whether a closer ended it (not the outermost bracket never closed, run to the end).
   const stack: [number, string, number][] = [];
-  const spans: [number, number, number][] = [];
+  const spans: [number, number, number, boolean][] = [];
   let dq = true; // may a double quote still open a string
   let sqDeadTo = -1; // single quotes open no string before this position (a line's end)
   let broken = 0; // the longest span a wrong closer ended so far
@@ -1198,7 +1199,7 @@ function rawSpans(text: string): [number, number, number][] {
       stack[stack.length - 1]?.[1] === (char === "}" ? "{" : "[")
     ) {
       const [open, , height] = stack.pop() as [number, string, number];
-      spans.push([open, BRACKETS.lastIndex, height]);
+      spans.push([open, BRACKETS.lastIndex, height, true]);
       const parent = stack[stack.length - 1];
       if (parent !== undefined && parent[2] <= height) parent[2] = height + 1;
     } else {
@@ -1208,14 +1209,14 @@ function rawSpans(text: string): [number, number, number][] {
       const outer = stack[0];
       if (outer !== undefined && BRACKETS.lastIndex - outer[0] > broken) {
         broken = BRACKETS.lastIndex - outer[0];
-        spans.push([outer[0], BRACKETS.lastIndex, -openHeight(stack)]);
+        spans.push([outer[0], BRACKETS.lastIndex, -openHeight(stack), true]);
       }
       stack.length = 0;
     }
   }
   const outer = stack[0];
   if (outer !== undefined)
-    spans.push([outer[0], text.length, openHeight(stack)]);
+    spans.push([outer[0], text.length, openHeight(stack), false]);
   spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return spans;
 }
@@ -2064,10 +2065,11 @@ class Search {
   }
 }
 
-/** A span that opens as JSON does (an opener, then a key, a value or its closer) and is no
- * JSON is the answer, broken: no smaller value inside it is the answer (the `[]` of a broken
- * list of maps is not the list). Prose in brackets (`[note: {...}]`) opens otherwise, and
- * the values inside it are still candidates. */
+/** A span that opens as JSON does (an opener, then a key, a value or its closer), is no JSON
+ * and is ended by a closer is the answer, broken: no smaller value inside it is the answer
+ * (the `[]` of a broken list of maps is not the list). Prose in brackets (`[note: {...}]`)
+ * opens otherwise, and a bracket never closed (`scores in [0, 1).`) ends nothing: the values
+ * inside them are still candidates. */
 const OPENS_AS_JSON =
   /\{[ \t\r\n]*["}]|\[[ \t\r\n]*(?:["{[\]0-9-]|true|false|null)/y;
 
@@ -2126,17 +2128,17 @@ export function parseReply(
   }
   search.explicit = false;
   let covered = -1;
-  for (const [start, end, height] of rawSpans(body)) {
+  for (const [start, end, height, ended] of rawSpans(body)) {
     if (start < covered) continue;
     OPENS_AS_JSON.lastIndex = start;
-    const opensAsJson = OPENS_AS_JSON.test(body);
+    const brokenAnswer = ended && OPENS_AS_JSON.test(body);
     if (height < 0) {
       // Ended by a wrong closer: no JSON, but its fault may be named.
       if (-height <= bounds.depth && budget >= end - start) {
         budget -= end - start;
         search.blame(body.slice(start, end), start);
       }
-      if (opensAsJson) covered = end;
+      if (brokenAnswer) covered = end;
       continue;
     }
     if (height > bounds.depth) {
@@ -2146,7 +2148,7 @@ export function parseReply(
     }
     budget -= end - start;
     if (budget < 0) break;
-    if (search.consider(strip(body.slice(start, end)), start) || opensAsJson)
+    if (search.consider(strip(body.slice(start, end)), start) || brokenAnswer)
       covered = end;
   }
   return decide(search);
