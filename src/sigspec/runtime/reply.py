@@ -336,7 +336,7 @@ def _close(
     text: str,
     at: int,
     stack: list[list[Any]],
-    spans: list[tuple[int, int, int]],
+    spans: list[tuple[int, int, int, bool]],
     broken: list[int],
 ) -> int:
     """The closer at `at` and those right after it, while brackets stay open: each
