@@ -40,7 +40,10 @@ def _pattern(d: Dialect) -> str:
     if "pattern" not in d.keywords:
         return SIGSPEC
     if d.grammar_patterns:
-        return "both, rewritten for the engine; with lookaround or `\\b`, sigspec"
+        return (
+            "both, rewritten for the engine; with lookaround, `\\b` or an inner anchor, "
+            "sigspec (warned)"
+        )
     return "both inside the provider's regex subset, else sigspec" if d.pattern_refusal else BOTH
 
 
