@@ -375,6 +375,36 @@ def test_a_refusal_raises_refusal_error_after_one_call(
     server.take()
 
 
+THOUGHT = "The review praises the product."
+
+
+def with_thought(provider: str, body: Json) -> Json:
+    """A reply that carries the model's thoughts apart from its answer, as each API does."""
+    if provider == "openai":  # compatible servers (vLLM, llama.cpp, DeepSeek)
+        body["choices"][0]["message"]["reasoning_content"] = THOUGHT
+    elif provider == "anthropic":
+        thinking = {"type": "thinking", "thinking": THOUGHT, "signature": "s"}
+        body["content"].insert(0, thinking)
+    elif provider == "gemini":
+        body["candidates"][0]["content"]["parts"].insert(0, {"text": THOUGHT, "thought": True})
+    else:
+        body["message"]["thinking"] = THOUGHT
+    return body
+
+
+@pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
+def test_reasoning_is_kept_apart_from_the_answer(
+    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+) -> None:
+    case = CASES[0]
+    server.script.append(with_thought(provider.name, provider.reply(json.dumps(case.answer))))
+    step = call(pkg, case, adapter(pkg, provider, server.url))
+    assert step.return_ == model_of(pkg, case).model_validate(case.answer)
+    [turn] = step.turns
+    assert turn.reply.reasoning == THOUGHT and THOUGHT not in (turn.reply.content or "")
+    server.take()
+
+
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 def test_a_text_signature_returns_the_reply_text(
     pkg: dict[str, ModuleType], server: Recorder, provider: Provider
