@@ -89,6 +89,8 @@ class Recorded:
 class Recorder:
     url: str
     requests: list[Recorded] = field(default_factory=list)
+    # Scripted response bodies, sent in turn (then the canned ones): a test's model replies.
+    script: list[Any] = field(default_factory=list)
 
     def take(self) -> Recorded:
         """The one request sent since the last take."""
@@ -103,7 +105,8 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(size)
             body = json.loads(raw) if raw else None
             recorder.requests.append(Recorded("POST", self.path, body))
-            answer = canned(self.path.split("?")[0])
+            scripted = recorder.script.pop(0) if recorder.script else None
+            answer = scripted if scripted is not None else canned(self.path.split("?")[0])
             data = json.dumps(answer if answer is not None else {"error": "unknown"}).encode()
             self.send_response(200 if answer is not None else 404)
             self.send_header("Content-Type", "application/json")

@@ -4,8 +4,8 @@ clients, which runs with pydantic as its only dependency.
 Each .sig file `a/b.sig` becomes `PACKAGE/a/b.py` (standard library only: `validate_NAME`,
 `validate_NAME_input`, `parse_NAME`), `PACKAGE/models/a/b.py` (Pydantic v2, through
 datamodel-code-generator) and `PACKAGE/client/a/b.py` (a function per signature and
-pipeline). `PACKAGE/_runtime.py`, `_reply.py`, `_common.py`, `_formats.py`, `_client.py` and
-`_mustache.py` are sigspec's own runtime (`sigspec/runtime/`), copied.
+pipeline). `PACKAGE/_runtime.py`, `_reply.py`, `_common.py`, `_formats.py`, `_client.py`,
+`_adapters.py` and `_mustache.py` are sigspec's own runtime (`sigspec/runtime/`), copied.
 """
 
 from __future__ import annotations
