@@ -297,6 +297,7 @@ signature sync(text :string) -> {n :int}
 signature AsyncLlm(text :string) -> {n :int}
 @output(text)
 signature wait(text :string) -> :string
+signature opts(options :map = {}) -> {n :int}
 pipeline both = classify |> aclassify
 pipeline aboth = aclassify |> classify
 """
@@ -318,7 +319,7 @@ def test_a_taken_async_name_gets_a_number_and_sync_names_stay(clashes: ModuleTyp
     """A signature `aclassify` beside `classify` keeps its name; `classify`'s async form is
     then `aclassify_2` (and the pipeline `aboth` beside `both` likewise). A keyword (`async`,
     `await`) or a name the module imports (`AsyncLlm`) is never an async form's name."""
-    sync = {"classify", "aclassify", "sync", "AsyncLlm_", "wait", "both", "aboth"}
+    sync = {"classify", "aclassify", "sync", "AsyncLlm_", "wait", "both", "aboth", "opts"}
     forms = {
         "classify": "aclassify_2",
         "aclassify": "aaclassify",
@@ -327,6 +328,7 @@ def test_a_taken_async_name_gets_a_number_and_sync_names_stay(clashes: ModuleTyp
         "wait": "await_2",
         "both": "aboth_2",
         "aboth": "aaboth",
+        "opts": "aopts",
     }
     exported = set(clashes.__all__) - {"JsonEnforcementError", "Step"}
     assert exported == sync | set(forms.values())
@@ -345,6 +347,16 @@ def test_a_taken_async_name_gets_a_number_and_sync_names_stay(clashes: ModuleTyp
     assert step.return_.n == 1 and len(step.turns) == 2
     with pytest.raises(TypeError, match="await `aclassify_2"):
         clashes.classify(text="t", llm=llm)
+    # A map param left at None: its default, filled in by the validator, reaches the prompt.
+    seen: list[str] = []
+
+    async def count(request: dict[str, Any]) -> str:
+        seen.append(request["messages"][0]["content"])
+        return '{"n": 2}'
+
+    assert asyncio.run(clashes.aopts(llm=count)).return_.n == 2
+    assert asyncio.run(clashes.aopts(options={"k": "v"}, llm=count)).return_.n == 2
+    assert "{}" in seen[0] and '"k"' in seen[1]
 
 
 def test_a_pipeline_awaits_the_async_steps_of_another_module(tmp_path: Path) -> None:
