@@ -6,7 +6,8 @@ pydantic alone: `test_python_versions.py` runs it under Python 3.10 to 3.13.
 BUILD is the folder holding the package (`<out>/python`), PACKAGE its name, SET which table
 of cases below applies ("examples" or "every_format"). It imports every generated module,
 calls every client function with a scripted `llm` (a valid reply; a messy one the parser
-must repair; an invalid one, then a valid one: the retry), every `parse_NAME`, and every
+must repair; an invalid one, then a valid one: the retry), and its async form (`aNAME`, with
+an async `llm` and `asyncio.run`) the same way, every `parse_NAME`, and every
 `validate_NAME`, and checks the values that come back. Prints a JSON summary of what it
 ran; any failure is an exception (a traceback and a non-zero exit).
 
@@ -16,6 +17,7 @@ not be importable here, so that this shows the package runs without it.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import importlib
 import importlib.util
@@ -321,6 +323,22 @@ def run_ptc(module: Any, name: str, case: Case) -> int:
     return 2
 
 
+def awaited(function: Any) -> Any:
+    """An async client function called as a sync one: its `llm` made async (answering after
+    a turn of the event loop), the call run by `asyncio.run`."""
+
+    def call(**kwargs: Any) -> Any:
+        script = kwargs.pop("llm")
+
+        async def llm(request: dict[str, Any]) -> Any:
+            await asyncio.sleep(0)
+            return script(request)
+
+        return asyncio.run(function(**kwargs, llm=llm))
+
+    return call
+
+
 def run_clients(package: str, modules: list[Any], cases: Any, pipelines: Any) -> list[str]:
     """Every function a client module exports, by name; each must have a case."""
     ran: list[str] = []
@@ -334,6 +352,10 @@ def run_clients(package: str, modules: list[Any], cases: Any, pipelines: Any) ->
             if getattr(function, "__module__", None) != module.__name__:
                 continue  # re-exported runtime names (Step, JsonEnforcementError)
             name = export
+            if asyncio.iscoroutinefunction(function):
+                name = export[1:]  # aNAME, the async form of NAME (no clashes here)
+                assert name in module.__all__, f"{export} is no async form"
+                function = awaited(function)
             if export.startswith("build_") and export.endswith("_request"):
                 name = export[len("build_") : -len("_request")]
             if export.startswith("validate_") and export.endswith("_output"):

@@ -41,6 +41,15 @@ EXAMPLE_CLIENTS = {
     "act_on_sentiment",
     "triage",
     "summarize",
+    # The async forms.
+    "aagent_step",
+    "aextract_products",
+    "aread_invoice",
+    "arank_results",
+    "aclassify",
+    "aact_on_sentiment",
+    "atriage",
+    "asummarize",
 }
 EXAMPLE_PARSERS = {
     "agent_step",
@@ -125,7 +134,7 @@ def test_every_format_runs_with_pydantic_alone(
     """Model fields of date-time, date, time and uuid hold the standard types; every other
     format stays the string the model wrote; an invalid email is retried."""
     summary = drive(pydantic_python, every_format_build, "every_format", tmp_path)
-    assert names(summary, "clients") == {"read_record"}, summary
+    assert names(summary, "clients") == {"read_record", "aread_record"}, summary
     assert summary["validators"] == ["read_record"], summary
 
 

@@ -5,6 +5,11 @@ Copied into every generated Python package as `_client.py` (with the Mustache re
 `_mustache.py`), so generated clients run without sigspec installed. The generated client
 modules pass each signature's compiled prompts, schema and provider fragments as a `Spec`;
 nothing here reads a `.sig` file or parses a signature.
+
+The loop is written once, as a generator of requests (`json_turns`, `text_turns`): the sync
+forms (`run_json`, `call_json`, ...) drive it with a sync callback, the async forms
+(`arun_json`, `acall_json`, ...) with an async one they await, and nothing else differs.
+The async forms import no event loop library: they run under asyncio, trio or anyio alike.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import copy
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, NoReturn, TypeVar, cast
 
@@ -25,6 +30,8 @@ Request = dict[str, Any]
 JsonObject = dict[str, Any]  # a JSON object: a schema, a provider's request fragment
 # The user's model call: a request in, the reply text or {content, tool_calls, tokens} out.
 Llm = Callable[[Request], Any]
+# The same as an async callback (`async def llm(request)`), which the async forms await.
+AsyncLlm = Callable[[Request], Awaitable[Any]]
 Errors = list[tuple[str, str]]
 
 REPLY_LIMIT = 500
@@ -64,6 +71,9 @@ class Spec:
     module: str = ""
     key: str = ""  # its generated validators' names: validate_<key>_input, parse_<key>
     model: str = ""  # its output model's class name
+    # Its client function's sync and async names, which a callback error names.
+    function: str = ""
+    async_function: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,6 +118,12 @@ class Step(Generic[T]):
     field_descriptions: dict[str, str] = field(default_factory=dict[str, str])
 
 
+# A call's turns as a generator: it yields each request, is sent what the callback returned
+# for it, and returns the finished `Step` (or raises). The sync and the async forms drive
+# the same generator; only the call differs.
+Turns = Generator[Request, Any, Step[T]]
+
+
 class JsonEnforcementError(RuntimeError):
     """No valid answer within the turn budget; `.errors` are the last turn's, `.step` has all."""
 
@@ -140,7 +156,8 @@ class RefusalError(JsonEnforcementError):
 
 class CallbackError(TypeError):
     """The callback returned something that is neither text nor {content, tool_calls, tokens}
-    (with `refusal` and `reasoning` optional)."""
+    (with `refusal` and `reasoning` optional), or an async callback went to a sync form (or a
+    sync one to an async form)."""
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -293,6 +310,59 @@ def run_json(
 ) -> Step[T]:
     """The flow: prompt, call, parse, validate, retry with feedback, or fail. `limits`, when
     given, goes to `parse` (a generated `parse_NAME` takes it) for every reply."""
+    turns = json_turns(
+        spec,
+        values,
+        parse,
+        convert,
+        max_turns=max_turns,
+        structured=structured,
+        described=described,
+        limits=limits,
+    )
+    return _drive(turns, llm, ("run_json", "arun_json"))
+
+
+async def arun_json(
+    spec: Spec,
+    values: Mapping[str, Any],
+    llm: AsyncLlm,
+    parse: Callable[[str], Any],
+    convert: Callable[[Any], T],
+    *,
+    max_turns: int | None = None,
+    structured: str = "prompt",
+    described: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+) -> Step[T]:
+    """`run_json` with an async callback, which it awaits."""
+    turns = json_turns(
+        spec,
+        values,
+        parse,
+        convert,
+        max_turns=max_turns,
+        structured=structured,
+        described=described,
+        limits=limits,
+    )
+    return await _adrive(turns, llm, ("run_json", "arun_json"))
+
+
+def json_turns(
+    spec: Spec,
+    values: Mapping[str, Any],
+    parse: Callable[[str], Any],
+    convert: Callable[[Any], T],
+    *,
+    max_turns: int | None = None,
+    structured: str = "prompt",
+    described: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+) -> Turns[T]:
+    """The turns of a json call, as a generator (`Turns`): `run_json` and `arun_json` drive
+    it, and so may a caller with a loop of its own (a batch API, another event loop). Its
+    arguments are checked here, before the first request."""
     if limits is not None:
         parse = _with_limits(parse, limits)
     if structured not in ("prompt", "tool"):
@@ -307,11 +377,32 @@ def run_json(
     if structured == "tool":
         request = _as_tool(request, spec)
         keys |= _wrapped_keys(spec, tool_parameters(spec.schema or {})[1])
+    return _json_turns(
+        spec,
+        request,
+        parse=parse,
+        convert=convert,
+        budget=budget,
+        structured=structured,
+        keys=keys,
+    )
+
+
+def _json_turns(
+    spec: Spec,
+    request: Request,
+    *,
+    parse: Callable[[str], Any],
+    convert: Callable[[Any], T],
+    budget: int,
+    structured: str,
+    keys: set[str],
+) -> Turns[T]:
     turns: list[Turn] = []
     usage: dict[str, int] = {}
     errors: Errors = []
     for _ in range(budget):
-        reply = read_reply(llm(request))
+        reply = read_reply((yield request))
         _add_usage(usage, reply.tokens)
         if reply.refusal is not None:
             _refused(spec, turns, Turn(request, reply, [], []), usage)
@@ -348,6 +439,69 @@ def run_json(
         None, tuple(turns), usage, Failure("no valid answer", errors)
     )
     raise JsonEnforcementError(spec.name, failed)
+
+
+# -- the two drivers: all they do is call the callback (and await it, in the async form) --
+
+
+def _drive(turns: Turns[T], llm: Llm, forms: tuple[str, str]) -> Step[T]:
+    """Runs `turns` with a sync callback; `forms` names the sync and the async function a
+    callback of the other kind is sent to."""
+    try:
+        request = next(turns)
+        while True:
+            raw = llm(request)
+            if _awaitable(raw):
+                raise CallbackError(_async_given(raw, forms))
+            try:
+                request = turns.send(raw)
+            except StopIteration as done:
+                return cast("Step[T]", done.value)
+    finally:
+        turns.close()
+
+
+async def _adrive(turns: Turns[T], llm: AsyncLlm, forms: tuple[str, str]) -> Step[T]:
+    """Runs `turns` with an async callback, awaiting each call."""
+    try:
+        request = next(turns)
+        while True:
+            pending = llm(request)
+            if not _awaitable(pending):
+                raise CallbackError(_sync_given(pending, forms))
+            raw = await pending
+            try:
+                request = turns.send(raw)
+            except StopIteration as done:
+                return cast("Step[T]", done.value)
+    finally:
+        turns.close()
+
+
+def _awaitable(value: object) -> bool:
+    """Whether a callback returned something to await (a coroutine, a future, a task)."""
+    return isinstance(value, Awaitable)
+
+
+def _async_given(raw: Any, forms: tuple[str, str]) -> str:
+    close = getattr(raw, "close", None)
+    if callable(close):  # a coroutine never awaited would warn when collected
+        close()
+    sync, async_ = forms
+    return (
+        f"`{sync}` takes a sync llm callback, and this one is async (it returned"
+        f" {type(raw).__name__}): await `{async_}(...)`, the async form, with an async"
+        " callback (a pipeline's async form takes the same `a` prefix)"
+    )
+
+
+def _sync_given(raw: Any, forms: tuple[str, str]) -> str:
+    sync, async_ = forms
+    return (
+        f"`{async_}` takes an async llm callback (`async def llm(request)`), and this one"
+        f" returned {type(raw).__name__}: call `{sync}(...)`, the sync form, with a sync"
+        " callback"
+    )
 
 
 def _with_limits(parse: Callable[..., Any], limits: Limits) -> Callable[[str], Any]:
@@ -428,13 +582,54 @@ def call_json(
 ) -> Step[Any]:
     """A generated client function of a JSON signature: its arguments checked by the input
     validator, then `run_json` with its reply parser and output model."""
+    turns = _json_call(
+        spec,
+        values,
+        max_turns=max_turns,
+        structured=structured,
+        described=described,
+        limits=limits,
+    )
+    return _drive(turns, llm, _forms(spec))
+
+
+async def acall_json(
+    spec: Spec,
+    values: dict[str, Any],
+    llm: AsyncLlm,
+    *,
+    max_turns: int | None,
+    structured: str,
+    described: Mapping[str, str] | None,
+    limits: Limits | None = None,
+) -> Step[Any]:
+    """`call_json`, the async form: the generated `aNAME` function of a JSON signature."""
+    turns = _json_call(
+        spec,
+        values,
+        max_turns=max_turns,
+        structured=structured,
+        described=described,
+        limits=limits,
+    )
+    return await _adrive(turns, llm, _forms(spec))
+
+
+def _json_call(
+    spec: Spec,
+    values: dict[str, Any],
+    *,
+    max_turns: int | None,
+    structured: str,
+    described: Mapping[str, str] | None,
+    limits: Limits | None,
+) -> Turns[Any]:
     validators = _generated(spec, "")
     checked = getattr(validators, f"validate_{spec.key}_input")(plain(values))
     model = getattr(_generated(spec, "models."), spec.model)
-    return run_json(
+    return json_turns(
         spec,
         checked,
-        llm,
         getattr(validators, f"parse_{spec.key}"),
         model.model_validate,
         max_turns=max_turns,
@@ -444,12 +639,34 @@ def call_json(
     )
 
 
+def _forms(spec: Spec) -> tuple[str, str]:
+    """The names of a signature's sync and async client functions."""
+    sync = spec.function or spec.name
+    return sync, spec.async_function or f"a{sync}"
+
+
 def call_text(
     spec: Spec, values: dict[str, Any], llm: Llm, described: Mapping[str, str] | None
 ) -> Step[str]:
     """A generated client function of a text signature: arguments checked, then `run_text`."""
+    return _drive(_text_call(spec, values, described), llm, _forms(spec))
+
+
+async def acall_text(
+    spec: Spec,
+    values: dict[str, Any],
+    llm: AsyncLlm,
+    described: Mapping[str, str] | None,
+) -> Step[str]:
+    """`call_text`, the async form: the generated `aNAME` function of a text signature."""
+    return await _adrive(_text_call(spec, values, described), llm, _forms(spec))
+
+
+def _text_call(
+    spec: Spec, values: dict[str, Any], described: Mapping[str, str] | None
+) -> Turns[str]:
     checked = getattr(_generated(spec, ""), f"validate_{spec.key}_input")(plain(values))
-    return run_text(spec, checked, llm, described)
+    return text_turns(spec, checked, described)
 
 
 def run_text(
@@ -460,8 +677,26 @@ def run_text(
 ) -> Step[str]:
     """Text mode: one call, the reply as it is, no parsing and no retries (a refusal is
     `RefusalError`)."""
+    return _drive(text_turns(spec, values, described), llm, ("run_text", "arun_text"))
+
+
+async def arun_text(
+    spec: Spec,
+    values: Mapping[str, Any],
+    llm: AsyncLlm,
+    described: Mapping[str, str] | None = None,
+) -> Step[str]:
+    """`run_text` with an async callback, which it awaits."""
+    turns = text_turns(spec, values, described)
+    return await _adrive(turns, llm, ("run_text", "arun_text"))
+
+
+def text_turns(
+    spec: Spec, values: Mapping[str, Any], described: Mapping[str, str] | None = None
+) -> Turns[str]:
+    """The one turn of a text call, as a generator (`Turns`), as `json_turns`."""
     request = _first_request(spec, values, described or {})
-    reply = read_reply(llm(request))
+    reply = read_reply((yield request))
     turn = Turn(request, reply, [], [])
     if reply.refusal is not None:
         _refused(spec, [], turn, dict(reply.tokens))
@@ -955,6 +1190,7 @@ def _public_url(url: str) -> str:
 
 
 __all__ = [
+    "AsyncLlm",
     "CallbackError",
     "Failure",
     "JsonEnforcementError",
@@ -968,10 +1204,14 @@ __all__ = [
     "Spec",
     "Step",
     "Turn",
+    "Turns",
     "anthropic_payload",
+    "arun_json",
+    "arun_text",
     "build_request",
     "chain",
     "gemini_payload",
+    "json_turns",
     "ollama_payload",
     "openai_payload",
     "pipe_args",
@@ -984,5 +1224,6 @@ __all__ = [
     "retry_values",
     "run_json",
     "run_text",
+    "text_turns",
     "tool_parameters",
 ]

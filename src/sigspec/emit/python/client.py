@@ -7,7 +7,9 @@ differs from the plain one), the `Spec` that binds them, and its function, docum
 the `##` comment and the field descriptions. Each function hands its arguments to
 `_client.call_json` (or `call_text`), which validates them with the generated input
 validator, renders the prompts, runs the flow with the generated reply parser, and returns a
-`Step` of the Pydantic output model.
+`Step` of the Pydantic output model. Each function and pipeline has an async form beside it,
+`aNAME` (`async_names`), which hands the same arguments to `_client.acall_json` (or
+`acall_text`) and awaits an async callback: the runtime's one loop serves both.
 
 Every value from a .sig file reaches the module as a literal printed by `pysource`, so
 nothing in a signature can become code, and the module is `ruff format` clean as written.
@@ -151,6 +153,8 @@ class SigView:
     validators: str  # the tail of its validator names: validate_<it>, parse_<it>
     spec: str = ""  # the module constant holding its `Spec`
     docstring: str = ""
+    async_ident: str = ""  # its async form's name (json and text signatures)
+    async_docstring: str = ""
 
 
 def _param(p: ir.Field, annotations: Annotations) -> ParamView:
@@ -185,16 +189,35 @@ def _params(sig: ir.Signature, annotations: Annotations) -> tuple[ParamView, ...
 
 
 def sig_view(lowered: Lowered, sig: ir.Signature, annotations: Annotations) -> SigView:
+    module = lowered.module_of(sig)
+    ident = function_name(sig.name)
     return SigView(
         name=sig.name,
-        ident=function_name(sig.name),
+        ident=ident,
         mode=sig.mode,
         doc=sig.doc or "",
         params=_params(sig, annotations),
         output=lowered.io[sig.name].output,
-        module=lowered.module_of(sig).dotted,
+        module=module.dotted,
         validators=suffix(sig.name),
+        async_ident=async_names(lowered, module).get(ident, ""),
     )
+
+
+def async_names(lowered: Lowered, module: Module) -> dict[str, str]:
+    """The async form's name of each client function of a module (json and text signatures,
+    pipelines), by the sync form's: `a` + its name, as httpx's and the OpenAI SDK's async
+    clients read. The sync names stay as they are; where `a` + a name is taken (a signature
+    `aclassify` beside `classify`, a keyword, a name the module imports) the async form gets
+    `_2`, `_3`, ... A function of the module alone: a pipeline of another module names the
+    same async step."""
+    runnable = pipeline_steps(lowered, module)
+    names = Namer()
+    names.taken.update(function_name(s.name) for s in module.signatures)
+    names.taken.update(function_name(p.name) for p, _ in runnable)
+    sync = [function_name(s.name) for s in module.signatures if s.mode in _OPTIONS]
+    sync += [function_name(p.name) for p, _ in runnable]
+    return {name: names.take(f"a{name}") for name in sync}
 
 
 def _used(lowered: Lowered, sig: ir.Signature) -> dict[str, Any]:
@@ -371,6 +394,8 @@ def _spec(lowered: Lowered, sig: ir.Signature, view: SigView, constants: Constan
     kwargs.update(
         module=ps.lit(view.module), key=ps.lit(view.validators), model=ps.lit(view.output)
     )
+    if view.async_ident:
+        kwargs.update(function=ps.lit(view.ident), async_function=ps.lit(view.async_ident))
     return constants.define(f"{stem}_SPEC", ps.call("Spec", **kwargs))
 
 
@@ -382,10 +407,16 @@ def _arg(p: ParamView) -> str:
 
 
 def _docstring(
-    doc: str, params: Sequence[ParamView], returns: str, fields: Mapping[str, str]
+    doc: str,
+    params: Sequence[ParamView],
+    returns: str,
+    fields: Mapping[str, str],
+    note: str = "",
 ) -> str:
-    """A function's docstring: the `##` comment, its described params, what it returns."""
+    """A function's docstring: the `##` comment, the `note` (an async form's), its described
+    params, what it returns."""
     parts = [doc.strip() or "Call the model and return its checked answer."]
+    parts += [note] if note else []
     described = [p for p in params if p.description or p.mutable_default]
     if described:
         parts.append("Args:\n" + "\n".join(f"    {p.kwarg}: {_arg(p)}" for p in described))
@@ -403,16 +434,29 @@ class PipelineView:
     ident: str
     doc: str
     steps: tuple[SigView, ...]
+    async_ident: str
+
+
+def _async_note(sync: str) -> str:
+    return f"The async form of `{sync}`: `llm` is an async callback, which it awaits."
 
 
 def _returns(view: SigView, models: Mapping[str, str]) -> str:
     return "Step[str]" if view.mode == "text" else f"Step[{models[view.module]}.{view.output}]"
 
 
-def _def(name: str, params: Sequence[str], returns: str, doc: str, body: Sequence[str]) -> str:
-    """A function: keyword-only params one a line (the trailing comma keeps ruff from
-    joining them), its docstring and body."""
-    head = f"def {name}("
+def _def(
+    name: str,
+    params: Sequence[str],
+    returns: str,
+    doc: str,
+    body: Sequence[str],
+    *,
+    asynchronous: bool = False,
+) -> str:
+    """A function (`async def` when `asynchronous`): keyword-only params one a line (the
+    trailing comma keeps ruff from joining them), its docstring and body."""
+    head = f"{'async ' if asynchronous else ''}def {name}("
     if params:
         head += "\n    *,\n" + "".join(f"    {p},\n" for p in params)
     lines = [f"{head}) -> {returns}:", f"    {doc}", *body]
@@ -430,9 +474,11 @@ def _values(params: Sequence[ParamView]) -> ps.Node:
     return ps.lit({p.name: ps.code(p.kwarg) for p in given})
 
 
-def _body(view: SigView) -> list[str]:
-    """Calls `_client.call_json` (or `call_text`) with the arguments; a list or map param
-    left at None is left out, for the validator to fill in its default."""
+def _body(view: SigView, asynchronous: bool = False) -> list[str]:
+    """Calls `_client.call_json` (or `call_text`; awaits `acall_json` or `acall_text` when
+    `asynchronous`) with the arguments; a list or map param left at None is left out, for
+    the validator to fill in its default."""
+    a = "a" if asynchronous else ""
     body: list[str] = []
     values: ps.Node = _values(view.params)
     if any(p.mutable_default for p in view.params):
@@ -445,7 +491,7 @@ def _body(view: SigView) -> list[str]:
         values = ps.code("_values")
     if view.mode == "text":
         call = ps.call(
-            "_client.call_text",
+            f"_client.{a}call_text",
             ps.code(view.spec),
             values,
             ps.code("llm"),
@@ -453,7 +499,7 @@ def _body(view: SigView) -> list[str]:
         )
     else:
         call = ps.call(
-            "_client.call_json",
+            f"_client.{a}call_json",
             ps.code(view.spec),
             values,
             ps.code("llm"),
@@ -461,30 +507,41 @@ def _body(view: SigView) -> list[str]:
             structured=ps.code("structured"),
             described=ps.code("field_descriptions"),
         )
-    return [*body, _statement("return ", call)]
+    return [*body, _statement("return await " if asynchronous else "return ", call)]
 
 
 _OPTIONS = {
     "json": (
-        "llm: Llm",
         "max_turns: int | None = None",
         'structured: Literal["prompt", "tool"] = "prompt"',
         "field_descriptions: Mapping[str, str] | None = None",
     ),
-    "text": ("llm: Llm", "field_descriptions: Mapping[str, str] | None = None"),
+    "text": ("field_descriptions: Mapping[str, str] | None = None",),
 }
+
+
+def _llm(asynchronous: bool) -> str:
+    return "llm: AsyncLlm" if asynchronous else "llm: Llm"
 
 
 def _function(view: SigView, models: Mapping[str, str], imports: _Imports) -> str:
     params = [p.line for p in view.params]
     if view.mode in _OPTIONS:
-        return _def(
-            view.ident,
-            params + list(_OPTIONS[view.mode]),
-            _returns(view, models),
-            view.docstring,
-            _body(view),
+        sync, async_ = (
+            _def(
+                name,
+                [*params, _llm(asynchronous), *_OPTIONS[view.mode]],
+                _returns(view, models),
+                doc,
+                _body(view, asynchronous),
+                asynchronous=asynchronous,
+            )
+            for name, doc, asynchronous in (
+                (view.ident, view.docstring, False),
+                (view.async_ident, view.async_docstring, True),
+            )
         )
+        return f"{sync}\n\n{async_}"
     own = models[view.module]
     build = [
         f"    from {imports.validators.source} import {imports.validators.name} as _v",
@@ -524,14 +581,20 @@ def _function(view: SigView, models: Mapping[str, str], imports: _Imports) -> st
     return out + "\n\n" + "\n".join([head, f"    {doc}", *check]) + "\n"
 
 
-def _pipeline(p: PipelineView, models: Mapping[str, str], aliases: Aliases, own: str) -> str:
+def _pipeline(
+    p: PipelineView,
+    models: Mapping[str, str],
+    aliases: Aliases,
+    own: str,
+    asynchronous: bool = False,
+) -> str:
+    """A pipeline's function, or its async form: each step's function (awaited) in turn."""
     first = p.steps[0]
-    params = [q.line for q in first.params] + ["llm: Llm", "max_turns: int | None = None"]
+    params = [q.line for q in first.params] + [_llm(asynchronous), "max_turns: int | None = None"]
     body: list[str] = []
     for i, step in enumerate(p.steps):
-        call_name = (
-            step.ident if step.module == own else f"{aliases.clients[step.module]}.{step.ident}"
-        )
+        ident = step.async_ident if asynchronous else step.ident
+        call_name = ident if step.module == own else f"{aliases.clients[step.module]}.{ident}"
         if i == 0:
             args: list[ps.Node] = []
             kwargs = {q.kwarg: ps.code(q.kwarg) for q in first.params}
@@ -545,7 +608,8 @@ def _pipeline(p: PipelineView, models: Mapping[str, str], aliases: Aliases, own:
             }
         if step.mode == "json":
             kwargs["max_turns"] = ps.code("max_turns")
-        body.append(_statement(f"_step{i} = ", ps.call(call_name, *args, **kwargs)))
+        prefix = f"_step{i} = " + ("await " if asynchronous else "")
+        body.append(_statement(prefix, ps.call(call_name, *args, **kwargs)))
     earlier = [ps.code(f"_step{i}") for i in range(len(p.steps) - 1)]
     body.append(
         _statement(
@@ -557,11 +621,15 @@ def _pipeline(p: PipelineView, models: Mapping[str, str], aliases: Aliases, own:
         p.doc.strip() or f"Run {steps}.",
         f"Steps: {steps}; each answer gives the next step its arguments.",
     ]
+    if asynchronous:
+        parts.insert(1, _async_note(p.ident))
     described = [q for q in first.params if q.description]
     if described:
         parts.append("Args:\n" + "\n".join(f"    {q.kwarg}: {q.description}" for q in described))
     doc = ps.docstring("\n\n".join(parts), 1)
-    return _def(p.ident, params, _returns(p.steps[-1], models), doc, body)
+    name = p.async_ident if asynchronous else p.ident
+    returns = _returns(p.steps[-1], models)
+    return _def(name, params, returns, doc, body, asynchronous=asynchronous)
 
 
 @dataclass(frozen=True, slots=True)
@@ -595,6 +663,8 @@ def client_module(
     names = Namer()  # function names first: they derive from the .sig names alone
     names.taken.update(function_name(s.name) for s in module.signatures)
     names.taken.update(function_name(p.name) for p, _ in runnable)
+    own_async = async_names(lowered, module)
+    names.taken.update(own_async.values())
     names.taken.update(aliases.models.values())
     names.taken.update(aliases.clients.values())
     literals = LiteralAliases(names)
@@ -612,7 +682,13 @@ def client_module(
     sigs = module.signatures
     views = [view(s) for s in sigs]
     pipelines = [
-        PipelineView(p.name, function_name(p.name), p.doc or "", tuple(view(s) for s in steps))
+        PipelineView(
+            p.name,
+            function_name(p.name),
+            p.doc or "",
+            tuple(view(s) for s in steps),
+            own_async[function_name(p.name)],
+        )
         for p, steps in runnable
     ]
     models = [line("models", m, a) for m, a in aliases.models.items()]
@@ -634,11 +710,18 @@ def client_module(
         spec = _spec(lowered, sig, v, constants)
         fields = lowered.output_descriptions(sig) if v.mode == "json" else {}
         doc = _docstring(v.doc, v.params, _returns_text(v), fields)
-        done = replace(v, spec=spec, docstring=doc)
+        note = _async_note(v.ident)
+        async_doc = _docstring(v.doc, v.params, _returns_text(v), fields, note)
+        done = replace(v, spec=spec, docstring=doc, async_docstring=async_doc)
         statements = [t.rstrip("\n") for t in constants.statements[start:]]
         sections.append((statements, _function(done, by_module, imports).rstrip("\n")))
-    functions = [_pipeline(p, by_module, aliases, module.dotted).rstrip("\n") for p in pipelines]
+    functions = [
+        _pipeline(p, by_module, aliases, module.dotted, asynchronous).rstrip("\n")
+        for p in pipelines
+        for asynchronous in (False, True)
+    ]
     code = "\n".join([*(f for _, f in sections), *functions])
+    callables: list[SigView | PipelineView] = [*views, *pipelines]
     used = [m for m in models if f"{m.alias}." in code]
     return render(
         env,
@@ -652,9 +735,15 @@ def client_module(
         models=used,
         typing=(["TYPE_CHECKING"] if used else []) + _typing(views, pipelines, literals),
         literal_aliases=[t.rstrip("\n") for t in literals.statements],
-        runtime=_runtime_names(views, pipelines, bool(constants.statements[:types_end])),
+        runtime=_from_import(
+            relative(here, ("_client",)),
+            _runtime_names(views, pipelines, bool(constants.statements[:types_end])),
+        ),
+        async_example=next(
+            (f"`{f.async_ident}` beside `{f.ident}`" for f in callables if f.async_ident),
+            "",
+        ),
         up=relative(here, ()),
-        up_client=relative(here, ("_client",)),
         exported=[ps.string(name) for name in sorted(_exported(views, pipelines))],
         names=[v.name for v in views],
         abc=_abc(views, pipelines),
@@ -696,12 +785,22 @@ def _abc(views: Sequence[SigView], pipelines: Sequence[PipelineView]) -> list[st
     return [name for name, wanted in used.items() if wanted]
 
 
+def _from_import(source: str, names: Sequence[str]) -> str:
+    """`from source import names` on one line, or one name a line where that is too long
+    (as ruff format leaves it)."""
+    line = f"from {source} import {', '.join(names)}"
+    if ps.width(line) <= ps.WIDTH:
+        return line
+    return f"from {source} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
 def _runtime_names(
     views: Sequence[SigView], pipelines: Sequence[PipelineView], types: bool
 ) -> list[str]:
     modes = {v.mode for v in views}
     calls = bool(modes & {"json", "text"}) or bool(pipelines)
     names = {
+        "AsyncLlm": calls,
         "JsonEnforcementError": True,
         "JsonObject": types or "json" in modes,
         "Llm": calls,
@@ -720,8 +819,8 @@ def _exported(views: Sequence[SigView], pipelines: Sequence[PipelineView]) -> li
         if v.mode == "ptc_lisp":
             out += [f"build_{v.validators}_request", f"validate_{v.validators}_output"]
         else:
-            out.append(v.ident)
-    return out + [p.ident for p in pipelines]
+            out += [v.ident, v.async_ident]
+    return out + [name for p in pipelines for name in (p.ident, p.async_ident)]
 
 
 def pipeline_steps(

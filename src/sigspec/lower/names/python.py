@@ -58,6 +58,7 @@ def _private(name: str) -> bool:
 CLIENT_MODULE_NAMES = frozenset(
     {
         "Any",
+        "AsyncLlm",
         "JsonEnforcementError",
         "JsonObject",
         "Literal",

@@ -5,6 +5,9 @@ Each function validates its arguments, renders its prompts (the templates below)
 `llm(request)`, and parses, validates and retries as the signature says. It returns a
 `Step` whose `return_` is the output model, or raises `JsonEnforcementError`. Needs
 Python 3.10 or later, and pydantic 2 for the models.
+
+Each function has an async form named with an `a`, which awaits an async `llm` callback:
+`aagent_step` beside `agent_step`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from .. import _client
-from .._client import JsonEnforcementError, JsonObject, Llm, Spec, Step
+from .._client import AsyncLlm, JsonEnforcementError, JsonObject, Llm, Spec, Step
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -365,6 +368,8 @@ AGENT_STEP_SPEC = Spec(
     module="agent",
     key="agent_step",
     model="AgentStepOutput",
+    function="agent_step",
+    async_function="aagent_step",
 )
 
 
@@ -400,8 +405,43 @@ def agent_step(
     )
 
 
+async def aagent_step(
+    *,
+    query: str,
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[_m_agent.AgentStepOutput]:
+    """One step of a recursive agent; never fails on a bad field.
+
+    The async form of `agent_step`: `llm` is an async callback, which it awaits.
+
+    Args:
+        query: What the agent should work on
+
+    Returns:
+        A `Step` whose `return_` is the model `AgentStepOutput`, whose fields are:
+        - reasoning: Step-by-step thinking
+        - conclusion: Final answer or summary
+        - confidence: How sure the agent is, 0.0 to 1.0
+        - files: Relevant file paths
+        - sub_tasks: Explicit recursion hints
+        - needs_more_info: True if the agent is stuck
+    """
+    return await _client.acall_json(
+        AGENT_STEP_SPEC,
+        {"query": query},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
+
+
 __all__ = [
     "JsonEnforcementError",
     "Step",
+    "aagent_step",
     "agent_step",
 ]

@@ -5,6 +5,9 @@ Each function validates its arguments, renders its prompts (the templates below)
 `llm(request)`, and parses, validates and retries as the signature says. It returns a
 `Step` whose `return_` is the output model, or raises `JsonEnforcementError`. Needs
 Python 3.10 or later, and pydantic 2 for the models.
+
+Each function has an async form named with an `a`, which awaits an async `llm` callback:
+`aextract_products` beside `extract_products`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from .. import _client
-from .._client import JsonEnforcementError, JsonObject, Llm, Spec, Step
+from .._client import AsyncLlm, JsonEnforcementError, JsonObject, Llm, Spec, Step
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -341,6 +344,8 @@ EXTRACT_PRODUCTS_SPEC = Spec(
     module="extraction",
     key="extract_products",
     model="ExtractProductsOutput",
+    function="extract_products",
+    async_function="aextract_products",
 )
 
 
@@ -359,6 +364,32 @@ def extract_products(
         - main_topic: The article's main topic in a few words
     """
     return _client.call_json(
+        EXTRACT_PRODUCTS_SPEC,
+        {"article": article},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
+
+
+async def aextract_products(
+    *,
+    article: str,
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[_m_extraction.ExtractProductsOutput]:
+    """Extract the products mentioned in an article.
+
+    The async form of `extract_products`: `llm` is an async callback, which it awaits.
+
+    Returns:
+        A `Step` whose `return_` is the model `ExtractProductsOutput`, whose fields are:
+        - main_topic: The article's main topic in a few words
+    """
+    return await _client.acall_json(
         EXTRACT_PRODUCTS_SPEC,
         {"article": article},
         llm,
@@ -665,6 +696,8 @@ READ_INVOICE_SPEC = Spec(
     module="extraction",
     key="read_invoice",
     model="ReadInvoiceOutput",
+    function="read_invoice",
+    async_function="aread_invoice",
 )
 
 
@@ -691,9 +724,36 @@ def read_invoice(
     )
 
 
+async def aread_invoice(
+    *,
+    document: str,
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[_m_extraction.ReadInvoiceOutput]:
+    """Read the fields of an invoice.
+
+    The async form of `read_invoice`: `llm` is an async callback, which it awaits.
+
+    Returns:
+        A `Step` whose `return_` is the model `ReadInvoiceOutput`.
+    """
+    return await _client.acall_json(
+        READ_INVOICE_SPEC,
+        {"document": document},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
+
+
 __all__ = [
     "JsonEnforcementError",
     "Step",
+    "aextract_products",
+    "aread_invoice",
     "extract_products",
     "read_invoice",
 ]

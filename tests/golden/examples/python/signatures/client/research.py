@@ -5,6 +5,9 @@ Each function validates its arguments, renders its prompts (the templates below)
 `llm(request)`, and parses, validates and retries as the signature says. It returns a
 `Step` whose `return_` is the output model, or raises `JsonEnforcementError`. Needs
 Python 3.10 or later, and pydantic 2 for the models.
+
+Each function has an async form named with an `a`, which awaits an async `llm` callback:
+`arank_results` beside `rank_results`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _client
-from .._client import JsonEnforcementError, JsonObject, Llm, Request, Spec, Step
+from .._client import (
+    AsyncLlm,
+    JsonEnforcementError,
+    JsonObject,
+    Llm,
+    Request,
+    Spec,
+    Step,
+)
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -254,6 +265,8 @@ RANK_RESULTS_SPEC = Spec(
     module="research",
     key="rank_results",
     model="RankResultsOutput",
+    function="rank_results",
+    async_function="arank_results",
 )
 
 
@@ -272,6 +285,32 @@ def rank_results(
         A `Step` whose `return_` is the model `RankResultsOutput`.
     """
     return _client.call_json(
+        RANK_RESULTS_SPEC,
+        {"query": query, "results": results},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
+
+
+async def arank_results(
+    *,
+    query: str,
+    results: list[_m_research.Source | dict[str, Any]],
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[_m_research.RankResultsOutput]:
+    """Rank search results for a query.
+
+    The async form of `rank_results`: `llm` is an async callback, which it awaits.
+
+    Returns:
+        A `Step` whose `return_` is the model `RankResultsOutput`.
+    """
+    return await _client.acall_json(
         RANK_RESULTS_SPEC,
         {"query": query, "results": results},
         llm,
@@ -336,6 +375,7 @@ def validate_research_output(value: Any) -> _m_research.ResearchOutput:
 __all__ = [
     "JsonEnforcementError",
     "Step",
+    "arank_results",
     "build_research_request",
     "rank_results",
     "validate_research_output",

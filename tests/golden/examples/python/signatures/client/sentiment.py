@@ -5,6 +5,9 @@ Each function validates its arguments, renders its prompts (the templates below)
 `llm(request)`, and parses, validates and retries as the signature says. It returns a
 `Step` whose `return_` is the output model, or raises `JsonEnforcementError`. Needs
 Python 3.10 or later, and pydantic 2 for the models.
+
+Each function has an async form named with an `a`, which awaits an async `llm` callback:
+`aclassify` beside `classify`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from .. import _client
-from .._client import JsonEnforcementError, JsonObject, Llm, Spec, Step
+from .._client import AsyncLlm, JsonEnforcementError, JsonObject, Llm, Spec, Step
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -234,6 +237,8 @@ CLASSIFY_SPEC = Spec(
     module="sentiment",
     key="classify",
     model="ClassifyOutput",
+    function="classify",
+    async_function="aclassify",
 )
 
 
@@ -256,6 +261,36 @@ def classify(
         - score: Confidence between 0.0 and 1.0
     """
     return _client.call_json(
+        CLASSIFY_SPEC,
+        {"text": text},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
+
+
+async def aclassify(
+    *,
+    text: str,
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[_m_sentiment.ClassifyOutput]:
+    """Classify the sentiment of a product review.
+
+    The async form of `classify`: `llm` is an async callback, which it awaits.
+
+    Args:
+        text: The review text
+
+    Returns:
+        A `Step` whose `return_` is the model `ClassifyOutput`, whose fields are:
+        - sentiment: One of: positive, negative, neutral
+        - score: Confidence between 0.0 and 1.0
+    """
+    return await _client.acall_json(
         CLASSIFY_SPEC,
         {"text": text},
         llm,
@@ -466,6 +501,8 @@ ACT_ON_SENTIMENT_SPEC = Spec(
     module="sentiment",
     key="act_on_sentiment",
     model="ActOnSentimentOutput",
+    function="act_on_sentiment",
+    async_function="aact_on_sentiment",
 )
 
 
@@ -486,6 +523,34 @@ def act_on_sentiment(
         - note: A short reason for a human reader
     """
     return _client.call_json(
+        ACT_ON_SENTIMENT_SPEC,
+        {"sentiment": sentiment, "score": score},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+    )
+
+
+async def aact_on_sentiment(
+    *,
+    sentiment: Literal["positive", "negative", "neutral"],
+    score: float,
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[_m_sentiment.ActOnSentimentOutput]:
+    """Decide what support should do about a classified review.
+
+    The async form of `act_on_sentiment`: `llm` is an async callback, which it awaits.
+
+    Returns:
+        A `Step` whose `return_` is the model `ActOnSentimentOutput`, whose fields are:
+        - action: What support does next
+        - note: A short reason for a human reader
+    """
+    return await _client.acall_json(
         ACT_ON_SENTIMENT_SPEC,
         {"sentiment": sentiment, "score": score},
         llm,
@@ -518,10 +583,38 @@ def triage(
     return _client.chain(_step0, last=_step1)
 
 
+async def atriage(
+    *,
+    text: str,
+    llm: AsyncLlm,
+    max_turns: int | None = None,
+) -> Step[_m_sentiment.ActOnSentimentOutput]:
+    """Classify a review, then decide the follow-up.
+
+    The async form of `triage`: `llm` is an async callback, which it awaits.
+
+    Steps: classify -> act_on_sentiment; each answer gives the next step its arguments.
+
+    Args:
+        text: The review text
+    """
+    _step0 = await aclassify(text=text, llm=llm, max_turns=max_turns)
+    _step1 = await aact_on_sentiment(
+        **_client.pipe_args(_step0, {"sentiment": "sentiment", "score": "score"}),
+        llm=llm,
+        field_descriptions=_step0.field_descriptions,
+        max_turns=max_turns,
+    )
+    return _client.chain(_step0, last=_step1)
+
+
 __all__ = [
     "JsonEnforcementError",
     "Step",
+    "aact_on_sentiment",
+    "aclassify",
     "act_on_sentiment",
+    "atriage",
     "classify",
     "triage",
 ]

@@ -5,6 +5,9 @@ Each function validates its arguments, renders its prompts (the templates below)
 `llm(request)`, and parses, validates and retries as the signature says. It returns a
 `Step` whose `return_` is the output model, or raises `JsonEnforcementError`. Needs
 Python 3.10 or later, and pydantic 2 for the models.
+
+Each function has an async form named with an `a`, which awaits an async `llm` callback:
+`asummarize` beside `summarize`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .. import _client
-from .._client import JsonEnforcementError, Llm, Spec, Step
+from .._client import AsyncLlm, JsonEnforcementError, Llm, Spec, Step
 
 # summarize: prompts (Mustache templates), output schema, provider fragments.
 
@@ -40,6 +43,8 @@ SUMMARIZE_SPEC = Spec(
     module="summary",
     key="summarize",
     model="SummarizeOutput",
+    function="summarize",
+    async_function="asummarize",
 )
 
 
@@ -70,8 +75,38 @@ def summarize(
     )
 
 
+async def asummarize(
+    *,
+    document: str,
+    audience: str = "a general reader",
+    max_words: int = 150,
+    focus: Sequence[str] = (),
+    llm: AsyncLlm,
+    field_descriptions: Mapping[str, str] | None = None,
+) -> Step[str]:
+    """Summarise a document for a given audience.
+
+    The async form of `summarize`: `llm` is an async callback, which it awaits.
+
+    Returns:
+        A `Step` whose `return_` is the reply's text.
+    """
+    return await _client.acall_text(
+        SUMMARIZE_SPEC,
+        {
+            "document": document,
+            "audience": audience,
+            "max_words": max_words,
+            "focus": focus,
+        },
+        llm,
+        field_descriptions,
+    )
+
+
 __all__ = [
     "JsonEnforcementError",
     "Step",
+    "asummarize",
     "summarize",
 ]
