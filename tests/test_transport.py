@@ -96,7 +96,10 @@ class Server:
         self.server.handle_error = lambda *args: None  # type: ignore[method-assign]
         self.port = self.server.server_address[1]
         self.url = f"http://{host}:{self.port}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # A short poll: shutting the server down waits for one.
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
 
     def __enter__(self) -> Server:
