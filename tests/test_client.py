@@ -355,34 +355,12 @@ def completion(content: str, tokens: int = 3) -> dict[str, Any]:
     }
 
 
-def test_http_callback_repairs_a_non_json_answer_once(pkg: dict[str, ModuleType]) -> None:
-    server = ScriptedServer(
-        (200, completion("Sure! The sentiment is positive."), 0),
-        (200, completion(GOOD, 5), 0),
-    )
-    try:
-        llm = pkg["_client"].OpenAICompatible(server.url, "local-model", api_key="k", timeout=5)
-        step = pkg["sentiment"].classify(text="Nice", llm=llm)
-    finally:
-        server.close()
-    assert step.return_.sentiment == "positive"
-    assert len(step.turns) == 1 and step.usage == {"input": 8, "output": 8}
-    (headers, first), (_, second) = server.seen
-    assert headers["Authorization"] == "Bearer k"
-    assert first["model"] == "local-model" and first["stream"] is False
-    assert first["response_format"]["json_schema"]["strict"] is True
-    assert second["messages"][-1]["content"] == pkg["_client"].REPAIR_PROMPT
-    assert second["messages"][-2] == {
-        "role": "assistant",
-        "content": "Sure! The sentiment is positive.",
-    }
-
-
 def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
     client = pkg["_client"]
     server = ScriptedServer((500, {"error": "overloaded"}, 0), (200, "not json", 0), (200, {}, 2))
     try:
-        llm = client.OpenAICompatible(server.url, "m", timeout=0.5)
+        # Retries off: each answer is the call's last (tests/test_transport.py has retries).
+        llm = client.OpenAICompatible(server.url, "m", timeout=0.5, retry=client.Retry(attempts=1))
         with pytest.raises(client.LlmHttpError, match=r"HTTP 500: .*overloaded"):
             pkg["sentiment"].classify(text="x", llm=llm)
         with pytest.raises(client.LlmHttpError, match="not JSON"):

@@ -504,8 +504,7 @@ def test_tool_parameters_keep_an_object_root_and_copy_the_schema(pkg: ModuleType
 
 
 def test_the_http_callback_does_not_repair_a_refusal(pkg: ModuleType) -> None:
-    """`OpenAICompatible` asks once more when a json answer is no JSON, but not after a
-    refusal: that is the answer."""
+    """A refusal through `OpenAICompatible` is the answer: one request, no retry turn."""
     from test_client import ScriptedServer
 
     client = runtime(pkg)
