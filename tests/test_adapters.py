@@ -2,15 +2,19 @@
 with the official SDKs' own client objects, against the recording server on 127.0.0.1 playing
 each provider with scripted replies.
 
-For every json signature of the examples and every adapter: the typed result, the compiled
-fragment in the body the SDK sent (schema mode, and the forced tool where the provider has
-one), the retry turn and the usage summed over turns, a refusal as `RefusalError`, extra
-keyword arguments passed through. SDK tests: the SDKs are in the test extra, so a missing one
-fails here rather than skipping; nothing leaves the machine and no key is needed.
+For every json signature of the examples and every adapter, in both forms (the sync adapter
+over the SDK's sync client with `classify`, and the async adapter over its async client with
+`aclassify` under `asyncio.run`): the typed result, the compiled fragment in the body the SDK
+sent (schema mode, and the forced tool where the provider has one), the retry turn and the
+usage summed over turns, a refusal as `RefusalError`, extra keyword arguments passed through,
+and a client of the other kind refused with a pointer to the right adapter. SDK tests: the
+SDKs are in the test extra, so a missing one fails here rather than skipping; nothing leaves
+the machine and no key is needed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import importlib
 import json
@@ -129,8 +133,9 @@ def ollama_reply(content: str | None, call: Json | None = None, refusal: str | N
 @dataclass(frozen=True)
 class Provider:
     name: str
-    adapter: str  # the function of `_adapters`
+    adapter: str  # the function of `_adapters`; `a` + it is the async form
     client: Callable[[str], Any]  # the SDK client for the server's URL
+    aclient: Callable[[str], Any]  # the SDK's async client, which the async form takes
     reply: Callable[..., Json]
     tool_mode: bool  # the fragments hold a forced tool
     refuses: bool  # the API has a refusal the reader reads
@@ -141,6 +146,7 @@ PROVIDERS = [
         "openai",
         "openai_llm",
         lambda url: openai.OpenAI(base_url=url + "/v1", api_key="k", max_retries=0),
+        lambda url: openai.AsyncOpenAI(base_url=url + "/v1", api_key="k", max_retries=0),
         openai_reply,
         tool_mode=True,
         refuses=True,
@@ -149,6 +155,7 @@ PROVIDERS = [
         "anthropic",
         "anthropic_llm",
         lambda url: anthropic.Anthropic(base_url=url, api_key="k", max_retries=0),
+        lambda url: anthropic.AsyncAnthropic(base_url=url, api_key="k", max_retries=0),
         anthropic_reply,
         tool_mode=True,
         refuses=True,
@@ -156,6 +163,8 @@ PROVIDERS = [
     Provider(
         "gemini",
         "gemini_llm",
+        lambda url: genai.Client(api_key="k", http_options=genai_types.HttpOptions(base_url=url)),
+        # the same client: the async form awaits its `client.aio.models.generate_content`
         lambda url: genai.Client(api_key="k", http_options=genai_types.HttpOptions(base_url=url)),
         gemini_reply,
         tool_mode=False,
@@ -165,6 +174,7 @@ PROVIDERS = [
         "ollama",
         "ollama_llm",
         lambda url: ollama.Client(host=url),
+        lambda url: ollama.AsyncClient(host=url),
         ollama_reply,
         tool_mode=False,
         refuses=False,
@@ -173,9 +183,36 @@ PROVIDERS = [
 BY_NAME = {p.name: p for p in PROVIDERS}
 
 
-def adapter(pkg: dict[str, ModuleType], provider: Provider, url: str, **kwargs: Any) -> Any:
-    """The one line a user writes: the adapter over the SDK's client."""
-    return getattr(pkg["_adapters"], provider.adapter)(provider.client(url), "m", **kwargs)
+@dataclass(frozen=True)
+class Form:
+    """The sync or the async way of using an adapter: the adapter over the SDK's client, and
+    a generated function (or its `a` form, run to completion by `asyncio.run`)."""
+
+    name: str
+
+    def adapter(
+        self, pkg: dict[str, ModuleType], provider: Provider, url: str, **kwargs: Any
+    ) -> Any:
+        """The one line a user writes: the adapter over the SDK's client."""
+        if self.name == "sync":
+            return getattr(pkg["_adapters"], provider.adapter)(provider.client(url), "m", **kwargs)
+        made = getattr(pkg["_adapters"], "a" + provider.adapter)
+        return made(provider.aclient(url), "m", **kwargs)
+
+    def run(self, function: Callable[..., Any], **kwargs: Any) -> Any:
+        if self.name == "sync":
+            return function(**kwargs)
+        module = sys.modules[function.__module__]
+        return asyncio.run(getattr(module, "a" + function.__name__)(**kwargs))
+
+    def call(self, pkg: dict[str, ModuleType], case: Case, llm: Any, **options: Any) -> Any:
+        function = getattr(pkg[case.module], case.function)
+        return self.run(function, **case.arguments, llm=llm, **options)
+
+
+@pytest.fixture(params=["sync", "async"])
+def form(request: pytest.FixtureRequest) -> Form:
+    return Form(request.param)
 
 
 # ---- the examples' json signatures, each with a valid answer ----------------------------------
@@ -242,11 +279,6 @@ def as_sent(pkg: dict[str, ModuleType], case: Case, provider: str) -> Any:
     return {key: case.answer} if key else case.answer
 
 
-def call(pkg: dict[str, ModuleType], case: Case, llm: Any, **options: Any) -> Any:
-    function = getattr(pkg[case.module], case.function)
-    return function(**case.arguments, llm=llm, **options)
-
-
 def fragment(pkg: dict[str, ModuleType], case: Case, provider: str, kind: str) -> Json:
     return copy.deepcopy(spec_of(pkg, case).fragments[provider][kind])
 
@@ -298,11 +330,15 @@ def system_of(provider: str, body: Json) -> str:
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.function)
 def test_every_json_signature_runs_through_every_adapter(
-    pkg: dict[str, ModuleType], server: Recorder, provider: Provider, case: Case
+    pkg: dict[str, ModuleType],
+    server: Recorder,
+    form: Form,
+    provider: Provider,
+    case: Case,
 ) -> None:
     server.script.append(provider.reply(json.dumps(as_sent(pkg, case, provider.name))))
     before = copy.deepcopy(spec_of(pkg, case).fragments)
-    step = call(pkg, case, adapter(pkg, provider, server.url))
+    step = form.call(pkg, case, form.adapter(pkg, provider, server.url))
     model = model_of(pkg, case)
     assert isinstance(step.return_, model)
     assert step.return_ == model.model_validate(case.answer)
@@ -316,11 +352,15 @@ def test_every_json_signature_runs_through_every_adapter(
 @pytest.mark.parametrize("provider", [p for p in PROVIDERS if p.tool_mode], ids=lambda p: p.name)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.function)
 def test_tool_mode_sends_the_compiled_forced_tool_and_reads_its_call(
-    pkg: dict[str, ModuleType], server: Recorder, provider: Provider, case: Case
+    pkg: dict[str, ModuleType],
+    server: Recorder,
+    form: Form,
+    provider: Provider,
+    case: Case,
 ) -> None:
     answer = {"name": "respond", "arguments": as_sent(pkg, case, provider.name)}
     server.script.append(provider.reply(None, answer))
-    step = call(pkg, case, adapter(pkg, provider, server.url), structured="tool")
+    step = form.call(pkg, case, form.adapter(pkg, provider, server.url), structured="tool")
     assert step.return_ == model_of(pkg, case).model_validate(case.answer)
     assert step.turns[0].reply.tool_calls[0]["name"] == "respond"
     assert_tool_form(pkg, case, provider.name, server.take().body)
@@ -328,13 +368,13 @@ def test_tool_mode_sends_the_compiled_forced_tool_and_reads_its_call(
 
 @pytest.mark.parametrize("name", ["gemini", "ollama"])
 def test_tool_mode_without_a_compiled_tool_sends_the_schema_form(
-    pkg: dict[str, ModuleType], server: Recorder, name: str
+    pkg: dict[str, ModuleType], server: Recorder, form: Form, name: str
 ) -> None:
     """Gemini's and Ollama's fragments hold no forced tool: the adapter sends the schema form
     (the runtime's payload builders do), and the answer is read from the reply's text."""
     provider, case = BY_NAME[name], CASES[0]
     server.script.append(provider.reply(json.dumps(case.answer)))
-    step = call(pkg, case, adapter(pkg, provider, server.url), structured="tool")
+    step = form.call(pkg, case, form.adapter(pkg, provider, server.url), structured="tool")
     assert step.return_ == model_of(pkg, case).model_validate(case.answer)
     body = server.take().body
     assert_schema_form(pkg, case, name, body)
@@ -343,12 +383,12 @@ def test_tool_mode_without_a_compiled_tool_sends_the_schema_form(
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 def test_a_retry_is_a_second_sdk_call_and_usage_is_summed(
-    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+    pkg: dict[str, ModuleType], server: Recorder, form: Form, provider: Provider
 ) -> None:
     case = CASES[0]
     bad = json.dumps({"sentiment": "great", "score": 0.9})
     server.script += [provider.reply(bad), provider.reply(json.dumps(case.answer))]
-    step = call(pkg, case, adapter(pkg, provider, server.url))
+    step = form.call(pkg, case, form.adapter(pkg, provider, server.url))
     assert step.return_.sentiment == "positive"
     assert len(step.turns) == 2 and step.turns[0].errors
     assert step.usage == {"input": 22, "output": 14}
@@ -363,11 +403,11 @@ def test_a_retry_is_a_second_sdk_call_and_usage_is_summed(
 
 @pytest.mark.parametrize("provider", [p for p in PROVIDERS if p.refuses], ids=lambda p: p.name)
 def test_a_refusal_raises_refusal_error_after_one_call(
-    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+    pkg: dict[str, ModuleType], server: Recorder, form: Form, provider: Provider
 ) -> None:
     server.script.append(provider.reply(None, refusal="I cannot help with that."))
     with pytest.raises(pkg["_client"].RefusalError) as caught:
-        call(pkg, CASES[0], adapter(pkg, provider, server.url))
+        form.call(pkg, CASES[0], form.adapter(pkg, provider, server.url))
     assert caught.value.refusal
     step = caught.value.step
     assert len(step.turns) == 1 and step.usage == TOKENS
@@ -394,11 +434,11 @@ def with_thought(provider: str, body: Json) -> Json:
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 def test_reasoning_is_kept_apart_from_the_answer(
-    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+    pkg: dict[str, ModuleType], server: Recorder, form: Form, provider: Provider
 ) -> None:
     case = CASES[0]
     server.script.append(with_thought(provider.name, provider.reply(json.dumps(case.answer))))
-    step = call(pkg, case, adapter(pkg, provider, server.url))
+    step = form.call(pkg, case, form.adapter(pkg, provider, server.url))
     assert step.return_ == model_of(pkg, case).model_validate(case.answer)
     [turn] = step.turns
     assert turn.reply.reasoning == THOUGHT and THOUGHT not in (turn.reply.content or "")
@@ -407,11 +447,11 @@ def test_reasoning_is_kept_apart_from_the_answer(
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 def test_a_text_signature_returns_the_reply_text(
-    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+    pkg: dict[str, ModuleType], server: Recorder, form: Form, provider: Provider
 ) -> None:
     server.script.append(provider.reply("A short summary."))
-    llm = adapter(pkg, provider, server.url)
-    step = pkg["summary"].summarize(document="A long text.", llm=llm)
+    llm = form.adapter(pkg, provider, server.url)
+    step = form.run(pkg["summary"].summarize, document="A long text.", llm=llm)
     assert step.return_ == "A short summary." and step.usage == TOKENS
     body = server.take().body
     assert "response_format" not in body and "output_config" not in body
@@ -419,14 +459,15 @@ def test_a_text_signature_returns_the_reply_text(
 
 
 def test_a_pipeline_runs_on_one_adapter_and_sums_its_usage(
-    pkg: dict[str, ModuleType], server: Recorder
+    pkg: dict[str, ModuleType], server: Recorder, form: Form
 ) -> None:
     provider = BY_NAME["openai"]
     server.script += [
         openai_reply(json.dumps({"sentiment": "negative", "score": 0.1})),
         openai_reply(json.dumps({"action": "escalate", "priority": 1, "note": "broken"})),
     ]
-    step = pkg["sentiment"].triage(text="Arrived broken.", llm=adapter(pkg, provider, server.url))
+    llm = form.adapter(pkg, provider, server.url)
+    step = form.run(pkg["sentiment"].triage, text="Arrived broken.", llm=llm)
     assert step.return_.action == "escalate"
     assert step.usage == {"input": 22, "output": 14}
     first, second = (r.body for r in server.requests)
@@ -435,17 +476,37 @@ def test_a_pipeline_runs_on_one_adapter_and_sums_its_usage(
     assert second["response_format"]["json_schema"]["name"] == "act_on_sentiment"
 
 
+@pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
+def test_async_calls_over_one_async_client_run_at_once(
+    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+) -> None:
+    """The point of the async form: one async adapter serves calls gathered together."""
+    case, texts = CASES[0], ["review-one", "review-two", "review-three"]
+    server.script += [provider.reply(json.dumps(case.answer)) for _ in texts]
+    llm = Form("async").adapter(pkg, provider, server.url)
+
+    async def gathered() -> list[Any]:
+        calls = [pkg["sentiment"].aclassify(text=text, llm=llm) for text in texts]
+        return await asyncio.gather(*calls)
+
+    steps = asyncio.run(gathered())
+    assert [step.return_.sentiment for step in steps] == ["positive"] * 3
+    sent = [json.dumps(r.body) for r in server.requests]
+    server.requests.clear()
+    assert sorted(t for body in sent for t in texts if t in body) == sorted(texts)
+
+
 # ---- extra keyword arguments ------------------------------------------------------------------
 
 
 def test_extra_openai_arguments_pass_through_and_win(
-    pkg: dict[str, ModuleType], server: Recorder
+    pkg: dict[str, ModuleType], server: Recorder, form: Form
 ) -> None:
     """A keyword argument reaches the SDK's method; one the adapter would set wins, so a
     server that takes another structured-output form can have it pinned."""
     provider, case = BY_NAME["openai"], CASES[0]
     pinned = {"type": "json_object"}
-    llm = adapter(
+    llm = form.adapter(
         pkg,
         provider,
         server.url,
@@ -454,7 +515,7 @@ def test_extra_openai_arguments_pass_through_and_win(
         response_format=pinned,
     )
     server.script.append(openai_reply(json.dumps(case.answer)))
-    call(pkg, case, llm)
+    form.call(pkg, case, llm)
     body = server.take().body
     assert body["temperature"] == 0 and body["top_k"] == 5
     assert body["response_format"] == pinned
@@ -473,11 +534,17 @@ def test_extra_openai_arguments_pass_through_and_win(
     ],
 )
 def test_extra_arguments_of_the_other_sdks_pass_through(
-    pkg: dict[str, ModuleType], server: Recorder, name: str, kwargs: Json, where: Json
+    pkg: dict[str, ModuleType],
+    server: Recorder,
+    form: Form,
+    *,
+    name: str,
+    kwargs: Json,
+    where: Json,
 ) -> None:
     provider, case = BY_NAME[name], CASES[0]
     server.script.append(provider.reply(json.dumps(case.answer)))
-    call(pkg, case, adapter(pkg, provider, server.url, **kwargs))
+    form.call(pkg, case, form.adapter(pkg, provider, server.url, **kwargs))
     body = server.take().body
     for key, value in where.items():
         sent = body[key]
@@ -489,10 +556,10 @@ def test_extra_arguments_of_the_other_sdks_pass_through(
 
 @pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
 def test_a_streaming_argument_is_refused_when_the_adapter_is_made(
-    pkg: dict[str, ModuleType], provider: Provider
+    pkg: dict[str, ModuleType], form: Form, provider: Provider
 ) -> None:
     with pytest.raises(ValueError, match="whole replies"):
-        adapter(pkg, provider, "http://127.0.0.1:9", stream=True)
+        form.adapter(pkg, provider, "http://127.0.0.1:9", stream=True)
 
 
 def test_the_adapters_import_no_sdk(examples_output: Path) -> None:
@@ -511,30 +578,69 @@ def test_the_adapters_import_no_sdk(examples_output: Path) -> None:
     assert result.stdout.strip() == "[]"
 
 
-def test_an_async_client_is_refused_with_a_clear_error(
-    pkg: dict[str, ModuleType], server: Recorder
+@pytest.mark.parametrize("provider", PROVIDERS, ids=lambda p: p.name)
+def test_an_async_client_given_to_a_sync_adapter_points_at_the_async_one(
+    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
 ) -> None:
-    """An async client's method returns a coroutine: the synchronous adapter says so (closing
-    it, so nothing is sent) instead of failing as a bad reply."""
-    client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-    llm = pkg["_adapters"].openai_llm(client, "m")
-    with pytest.raises(TypeError, match="openai_llm needs a synchronous client"):
-        call(pkg, CASES[0], llm)
+    """An async client's method returns a coroutine: the synchronous adapter says so and
+    names its async form (closing the coroutine, so nothing is sent) instead of failing as
+    a bad reply. Gemini's async client is the sync one's `client.aio`."""
+    client = provider.aclient(server.url)
+    if provider.name == "gemini":
+        client = client.aio
+    llm = getattr(pkg["_adapters"], provider.adapter)(client, "m")
+    wanted = f"{provider.adapter} needs a synchronous client.*use a{provider.adapter}"
+    with pytest.raises(TypeError, match=wanted):
+        Form("sync").call(pkg, CASES[0], llm)
     assert server.requests == []
 
 
-def test_any_object_with_the_sdk_s_method_works(pkg: dict[str, ModuleType]) -> None:
-    """The adapters call the client's method by name: a proxy or a test double works too,
-    and the keyword arguments it gets are what the SDK would."""
+@pytest.mark.parametrize(
+    "provider", [p for p in PROVIDERS if p.name != "gemini"], ids=lambda p: p.name
+)
+def test_a_sync_client_given_to_an_async_adapter_points_at_the_sync_one(
+    pkg: dict[str, ModuleType], server: Recorder, provider: Provider
+) -> None:
+    """A sync client answers without being awaited: the async adapter says so and names the
+    sync form (its request has gone out; its reply is not read). Gemini's async adapter
+    takes the sync `genai.Client` itself and awaits its `client.aio`."""
+    name = "a" + provider.adapter
+    llm = getattr(pkg["_adapters"], name)(provider.client(server.url), "m")
+    wanted = f"{name} needs an async client.*use {provider.adapter},"
+    with pytest.raises(TypeError, match=wanted):
+        Form("async").call(pkg, CASES[0], llm)
+    server.take()
+
+
+def test_the_async_gemini_adapter_takes_the_async_client_too(
+    pkg: dict[str, ModuleType], server: Recorder
+) -> None:
+    provider, case = BY_NAME["gemini"], CASES[0]
+    server.script.append(provider.reply(json.dumps(case.answer)))
+    llm = pkg["_adapters"].agemini_llm(provider.client(server.url).aio, "m")
+    step = Form("async").call(pkg, case, llm)
+    assert step.return_ == model_of(pkg, case).model_validate(case.answer)
+    assert_schema_form(pkg, case, "gemini", server.take().body)
+
+
+def test_any_object_with_the_sdk_s_method_works(pkg: dict[str, ModuleType], form: Form) -> None:
+    """The adapters call the client's method by name: a proxy or a test double works too
+    (an async method for the async form), and the keyword arguments it gets are what the
+    SDK would."""
     seen: list[Json] = []
 
-    class Completions:
-        def create(self, **arguments: Any) -> Json:
-            seen.append(arguments)
-            return openai_reply(json.dumps(CASES[0].answer))
+    def create(**arguments: Any) -> Json:
+        seen.append(arguments)
+        return openai_reply(json.dumps(CASES[0].answer))
 
-    client = SimpleNamespace(chat=SimpleNamespace(completions=Completions()))
-    step = call(pkg, CASES[0], pkg["_adapters"].openai_llm(client, "m", seed=1))
+    async def acreate(**arguments: Any) -> Json:
+        await asyncio.sleep(0)
+        return create(**arguments)
+
+    method = create if form.name == "sync" else acreate
+    client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=method)))
+    made = getattr(pkg["_adapters"], "openai_llm" if form.name == "sync" else "aopenai_llm")
+    step = form.call(pkg, CASES[0], made(client, "m", seed=1))
     assert step.return_.sentiment == "positive" and step.usage == TOKENS
     [arguments] = seen
     assert arguments["model"] == "m" and arguments["seed"] == 1 and "stream" not in arguments

@@ -9,6 +9,11 @@ builders (the schema form, or the forced `respond` tool when the call asks
 reasoning and usage with the runtime's readers. Nothing here imports an SDK: the package
 still needs pydantic alone, and any object with the same method works (a proxy, a mock).
 
+Each adapter has an async form, `a` + its name (`aopenai_llm` over `openai.AsyncOpenAI`,
+`aanthropic_llm`, `agemini_llm` over `client.aio`, `aollama_llm` over `ollama.AsyncClient`):
+the async callback the async client functions (`aclassify`) await. Both forms share the
+body builders and readers; only the call differs (awaited, or refused when awaitable).
+
 Keyword arguments beyond the model go to the SDK's method as they are (Gemini's into its
 `config`), after the compiled ones, so they win: `temperature=0`, `extra_body={...}`, or a
 `response_format` that pins the form a server takes.
@@ -16,9 +21,12 @@ Keyword arguments beyond the model go to the SDK's method as they are (Gemini's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from .client import (
+    AsyncLlm,
     Llm,
     Request,
     anthropic_payload,
@@ -48,18 +56,60 @@ def _sync(response: Any, adapter: str) -> Any:
             close()  # never awaited: no request is sent, and no warning says so later
         raise TypeError(
             f"{adapter} needs a synchronous client: its method returned an awaitable "
-            "(an async client, such as AsyncOpenAI)"
+            f"(an async client, such as AsyncOpenAI): use a{adapter}, the async adapter, "
+            "with the async forms of the client functions (`aclassify`)"
         )
     return response
 
 
-def _openai_arguments(
-    request: Request, model: str, extra: dict[str, Any]
-) -> dict[str, Any]:
+def _not_awaitable(response: Any, adapter: str) -> TypeError:
+    """The error for a synchronous client given to an async adapter (its request is sent,
+    and its reply is not read)."""
+    return TypeError(
+        f"{adapter} needs an async client (such as AsyncOpenAI): its method returned "
+        f"{type(response).__name__}, not an awaitable: use {adapter[1:]}, the synchronous "
+        "adapter, with the sync forms of the client functions"
+    )
+
+
+# Per SDK: the path of its method on the user's client (`"chat.completions.create"`), the
+# keyword arguments of that method for a request, and the reader of its response. The sync
+# and the async adapter share all three.
+Arguments = Callable[[Request], dict[str, Any]]
+Reader = Callable[[Any], dict[str, Any]]
+
+
+def _llm(
+    adapter: str, client: Any, method: str, arguments: Arguments, read: Reader
+) -> Llm:
+    def llm(request: Request) -> dict[str, Any]:
+        send = attrgetter(method)(client)
+        return read(_sync(send(**arguments(request)), adapter))
+
+    return llm
+
+
+def _allm(
+    adapter: str, client: Any, method: str, arguments: Arguments, read: Reader
+) -> AsyncLlm:
+    async def llm(request: Request) -> dict[str, Any]:
+        pending = attrgetter(method)(client)(**arguments(request))
+        if not hasattr(pending, "__await__"):
+            raise _not_awaitable(pending, adapter)
+        return read(await pending)
+
+    return llm
+
+
+def _openai_arguments(model: str, extra: dict[str, Any]) -> Arguments:
     """The keyword arguments of `client.chat.completions.create` for a request."""
-    payload = openai_payload(request, model)
-    del payload["stream"]  # the SDK's default; a streamed reply is another method's
-    return {**payload, **extra}
+
+    def arguments(request: Request) -> dict[str, Any]:
+        payload = openai_payload(request, model)
+        del payload["stream"]  # the SDK's default; a streamed reply is another method's
+        return {**payload, **extra}
+
+    return arguments
 
 
 def openai_llm(client: Any, model: str, **kwargs: Any) -> Llm:
@@ -67,22 +117,24 @@ def openai_llm(client: Any, model: str, **kwargs: Any) -> Llm:
     `base_url` of any OpenAI-compatible server: vLLM, Ollama's `/v1`, llama.cpp, LM Studio,
     a LiteLLM proxy): `client.chat.completions.create(...)` with the compiled
     `response_format` (or the forced tool), read by `read_openai`."""
-    extra = _plain(kwargs, "openai_llm")
+    arguments = _openai_arguments(model, _plain(kwargs, "openai_llm"))
+    return _llm("openai_llm", client, "chat.completions.create", arguments, read_openai)
 
-    def llm(request: Request) -> dict[str, Any]:
-        arguments = _openai_arguments(request, model, extra)
-        return read_openai(
-            _sync(client.chat.completions.create(**arguments), "openai_llm")
-        )
 
-    return llm
+def aopenai_llm(client: Any, model: str, **kwargs: Any) -> AsyncLlm:
+    """`openai_llm`, the async form: the async callback over `openai.AsyncOpenAI(...)`
+    (any `base_url` too), for the async client functions (`aclassify`)."""
+    arguments = _openai_arguments(model, _plain(kwargs, "aopenai_llm"))
+    return _allm(
+        "aopenai_llm", client, "chat.completions.create", arguments, read_openai
+    )
 
 
 def _anthropic_arguments(
-    request: Request, model: str, max_tokens: int, extra: dict[str, Any]
-) -> dict[str, Any]:
+    model: str, max_tokens: int, extra: dict[str, Any]
+) -> Arguments:
     """The keyword arguments of `client.messages.create` for a request."""
-    return {**anthropic_payload(request, model, max_tokens), **extra}
+    return lambda request: {**anthropic_payload(request, model, max_tokens), **extra}
 
 
 def anthropic_llm(
@@ -91,27 +143,37 @@ def anthropic_llm(
     """The callback over an Anthropic SDK client (`anthropic.Anthropic(...)`):
     `client.messages.create(...)` with the compiled `output_config` (or the forced tool),
     read by `read_anthropic`. `max_tokens` is the API's required cap on the reply."""
-    extra = _plain(kwargs, "anthropic_llm")
-
-    def llm(request: Request) -> dict[str, Any]:
-        arguments = _anthropic_arguments(request, model, max_tokens, extra)
-        return read_anthropic(
-            _sync(client.messages.create(**arguments), "anthropic_llm")
-        )
-
-    return llm
+    arguments = _anthropic_arguments(model, max_tokens, _plain(kwargs, "anthropic_llm"))
+    return _llm("anthropic_llm", client, "messages.create", arguments, read_anthropic)
 
 
-def _gemini_arguments(
-    request: Request, model: str, config: dict[str, Any]
-) -> dict[str, Any]:
+def aanthropic_llm(
+    client: Any, model: str, *, max_tokens: int = 4096, **kwargs: Any
+) -> AsyncLlm:
+    """`anthropic_llm`, the async form: the async callback over
+    `anthropic.AsyncAnthropic(...)`, for the async client functions (`aclassify`)."""
+    arguments = _anthropic_arguments(
+        model, max_tokens, _plain(kwargs, "aanthropic_llm")
+    )
+    return _allm("aanthropic_llm", client, "messages.create", arguments, read_anthropic)
+
+
+def _gemini_arguments(model: str, config: dict[str, Any]) -> Arguments:
     """The keyword arguments of google-genai's `client.models.generate_content` for a
     request: the body's `generationConfig` and `systemInstruction` go in its `config`."""
-    payload = gemini_payload(request)
-    merged: dict[str, Any] = dict(payload.get("generationConfig", {}))
-    if "systemInstruction" in payload:
-        merged["systemInstruction"] = payload["systemInstruction"]
-    return {"model": model, "contents": payload["contents"], "config": merged | config}
+
+    def arguments(request: Request) -> dict[str, Any]:
+        payload = gemini_payload(request)
+        merged: dict[str, Any] = dict(payload.get("generationConfig", {}))
+        if "systemInstruction" in payload:
+            merged["systemInstruction"] = payload["systemInstruction"]
+        return {
+            "model": model,
+            "contents": payload["contents"],
+            "config": merged | config,
+        }
+
+    return arguments
 
 
 def gemini_llm(client: Any, model: str, **config: Any) -> Llm:
@@ -120,22 +182,22 @@ def gemini_llm(client: Any, model: str, **config: Any) -> Llm:
     `read_gemini`. Keyword arguments are fields of its `config` (`temperature=0`,
     `thinking_config={...}`). Gemini has no compiled forced tool: `structured="tool"` sends
     the schema form, and the answer is read from the reply's text."""
-    extra = _plain(config, "gemini_llm")
-
-    def llm(request: Request) -> dict[str, Any]:
-        arguments = _gemini_arguments(request, model, extra)
-        return read_gemini(
-            _sync(client.models.generate_content(**arguments), "gemini_llm")
-        )
-
-    return llm
+    arguments = _gemini_arguments(model, _plain(config, "gemini_llm"))
+    return _llm("gemini_llm", client, "models.generate_content", arguments, read_gemini)
 
 
-def _ollama_arguments(
-    request: Request, model: str, extra: dict[str, Any]
-) -> dict[str, Any]:
+def agemini_llm(client: Any, model: str, **config: Any) -> AsyncLlm:
+    """`gemini_llm`, the async form, for the async client functions (`aclassify`): over
+    the same `google.genai.Client(...)`, whose `client.aio.models.generate_content(...)`
+    it awaits (its async client, `client.aio`, works as well)."""
+    arguments = _gemini_arguments(model, _plain(config, "agemini_llm"))
+    aio = getattr(client, "aio", client)
+    return _allm("agemini_llm", aio, "models.generate_content", arguments, read_gemini)
+
+
+def _ollama_arguments(model: str, extra: dict[str, Any]) -> Arguments:
     """The keyword arguments of the ollama SDK's `client.chat` for a request."""
-    return {**ollama_payload(request, model), **extra}
+    return lambda request: {**ollama_payload(request, model), **extra}
 
 
 def ollama_llm(client: Any, model: str, **kwargs: Any) -> Llm:
@@ -144,17 +206,23 @@ def ollama_llm(client: Any, model: str, **kwargs: Any) -> Llm:
     and `keep_alive=...` pass through). Ollama has no compiled forced tool:
     `structured="tool"` sends the schema form, and the answer is read from the reply's
     text."""
-    extra = _plain(kwargs, "ollama_llm")
+    arguments = _ollama_arguments(model, _plain(kwargs, "ollama_llm"))
+    return _llm("ollama_llm", client, "chat", arguments, read_ollama)
 
-    def llm(request: Request) -> dict[str, Any]:
-        arguments = _ollama_arguments(request, model, extra)
-        return read_ollama(_sync(client.chat(**arguments), "ollama_llm"))
 
-    return llm
+def aollama_llm(client: Any, model: str, **kwargs: Any) -> AsyncLlm:
+    """`ollama_llm`, the async form: the async callback over `ollama.AsyncClient(...)`,
+    for the async client functions (`aclassify`)."""
+    arguments = _ollama_arguments(model, _plain(kwargs, "aollama_llm"))
+    return _allm("aollama_llm", client, "chat", arguments, read_ollama)
 
 
 __all__ = [
+    "aanthropic_llm",
+    "agemini_llm",
     "anthropic_llm",
+    "aollama_llm",
+    "aopenai_llm",
     "gemini_llm",
     "ollama_llm",
     "openai_llm",
