@@ -840,7 +840,9 @@ def anthropic_payload(
 
 
 def gemini_payload(request: Request) -> dict[str, Any]:
-    """A generateContent body from a request (the model goes in Gemini's URL)."""
+    """A generateContent body from a request (the model goes in Gemini's URL). A request
+    forcing a tool (`structured="tool"`) gets it as a function declaration, called in mode
+    `ANY` and allowed alone (`_gemini_tool`), in place of the response schema."""
     role = {"user": "user", "assistant": "model"}
     payload: dict[str, Any] = {
         "contents": [
@@ -850,15 +852,49 @@ def gemini_payload(request: Request) -> dict[str, Any]:
     }
     if request.get("system"):
         payload["systemInstruction"] = {"parts": [{"text": request["system"]}]}
-    if request.get("output") == "json" and (
+    tool = _forced_tool(request)
+    if tool:
+        payload.update(_gemini_tool(request, tool))
+    elif request.get("output") == "json" and (
         compiled := _fragment(request, "gemini", "request")
     ):
         payload.update(json.loads(json.dumps(compiled)))
     return payload
 
 
+def _gemini_tool(request: Request, name: str) -> dict[str, Any]:
+    """`tools` and `toolConfig` forcing a call of the function `name`. Its parameters are
+    the compiled `responseJsonSchema` (Gemini's dialect) as an object, as `tool_parameters`
+    makes every forced tool's (a root that is no map under `result`, or `items` for a
+    list, which the client unwraps); without a compiled schema, the request's own tool's."""
+    config = _object(
+        _object(_fragment(request, "gemini", "request")).get("generationConfig")
+    )
+    given = [
+        t for t in map(_object, _array(request.get("tools"))) if t.get("name") == name
+    ]
+    asked = given[0] if given else {}
+    if isinstance(config.get("responseJsonSchema"), dict):
+        parameters: Any = tool_parameters(_object(config["responseJsonSchema"]))[0]
+    else:
+        parameters = copy.deepcopy(asked.get("parameters", {"type": "object"}))
+    function = {
+        "name": name,
+        "description": asked.get("description") or "Return your response",
+        "parametersJsonSchema": parameters,
+    }
+    calling = {"mode": "ANY", "allowedFunctionNames": [name]}
+    return {
+        "tools": [{"functionDeclarations": [function]}],
+        "toolConfig": {"functionCallingConfig": calling},
+    }
+
+
 def ollama_payload(request: Request, model: str) -> dict[str, Any]:
-    """An Ollama /api/chat body from a request."""
+    """An Ollama /api/chat body from a request. Ollama cannot force a tool (its `tools`
+    are offered, and the model may answer in text instead), so a request forcing one
+    (`structured="tool"`) is sent in the schema form: the compiled `format` constrains the
+    reply, and the answer is read from its text."""
     payload: dict[str, Any] = {
         "model": model,
         "messages": _chat_messages(request),
