@@ -34,7 +34,7 @@ from google import genai
 from google.genai import types as genai_types
 
 from recording_server import Recorder, canned, recording_server
-from test_sdk_requests import _same
+from test_sdk_requests import _camel, _same
 
 Json = dict[str, Any]
 TOKENS = {"input": 11, "output": 7}
@@ -110,10 +110,12 @@ def anthropic_reply(
 
 
 def gemini_reply(content: str | None, call: Json | None = None, refusal: str | None = None) -> Json:
-    assert call is None, "Gemini has no compiled forced tool"
     body = canned("/v1beta/models/m:generateContent")
     assert body is not None
-    body["candidates"][0]["content"]["parts"] = [{"text": content or ""}]
+    parts: list[Json] = [{"text": content}] if content is not None else []
+    if call is not None:
+        parts.append({"functionCall": {"name": call["name"], "args": call["arguments"]}})
+    body["candidates"][0]["content"]["parts"] = parts or [{"text": ""}]
     if refusal is not None:
         body["candidates"] = []
         body["promptFeedback"] = {"blockReason": "SAFETY", "blockReasonMessage": refusal}
@@ -167,7 +169,7 @@ PROVIDERS = [
         # the same client: the async form awaits its `client.aio.models.generate_content`
         lambda url: genai.Client(api_key="k", http_options=genai_types.HttpOptions(base_url=url)),
         gemini_reply,
-        tool_mode=False,
+        tool_mode=True,
         refuses=True,
     ),
     Provider(
@@ -300,6 +302,16 @@ def assert_schema_form(pkg: dict[str, ModuleType], case: Case, provider: str, bo
 
 def assert_tool_form(pkg: dict[str, ModuleType], case: Case, provider: str, body: Json) -> None:
     """The body holds the compiled forced tool, renamed `respond`, and no schema form."""
+    if provider == "gemini":  # the compiled schema as a function, called in mode ANY
+        [function] = _camel(body)["tools"][0]["functionDeclarations"]
+        schema = fragment(pkg, case, "gemini", "request")["generationConfig"]
+        parameters = pkg["_client"].tool_parameters(schema["responseJsonSchema"])[0]
+        assert function["name"] == "respond"
+        assert _same(function["parametersJsonSchema"], parameters)
+        calling = _camel(body)["toolConfig"]["functionCallingConfig"]
+        assert calling == {"mode": "ANY", "allowedFunctionNames": ["respond"]}
+        assert "responseJsonSchema" not in json.dumps(body.get("generationConfig", {}))
+        return
     compiled = fragment(pkg, case, provider, "tool_request")
     [tool] = compiled["tools"]
     if provider == "openai":
@@ -358,7 +370,12 @@ def test_tool_mode_sends_the_compiled_forced_tool_and_reads_its_call(
     provider: Provider,
     case: Case,
 ) -> None:
-    answer = {"name": "respond", "arguments": as_sent(pkg, case, provider.name)}
+    arguments = as_sent(pkg, case, provider.name)
+    if provider.name == "gemini":  # the forced function's parameters are an object
+        schema = fragment(pkg, case, "gemini", "request")["generationConfig"]
+        key = pkg["_client"].tool_parameters(schema["responseJsonSchema"])[1]
+        arguments = {key: case.answer} if key else case.answer
+    answer = {"name": "respond", "arguments": arguments}
     server.script.append(provider.reply(None, answer))
     step = form.call(pkg, case, form.adapter(pkg, provider, server.url), structured="tool")
     assert step.return_ == model_of(pkg, case).model_validate(case.answer)
@@ -366,12 +383,12 @@ def test_tool_mode_sends_the_compiled_forced_tool_and_reads_its_call(
     assert_tool_form(pkg, case, provider.name, server.take().body)
 
 
-@pytest.mark.parametrize("name", ["gemini", "ollama"])
+@pytest.mark.parametrize("name", ["ollama"])
 def test_tool_mode_without_a_compiled_tool_sends_the_schema_form(
     pkg: dict[str, ModuleType], server: Recorder, form: Form, name: str
 ) -> None:
-    """Gemini's and Ollama's fragments hold no forced tool: the adapter sends the schema form
-    (the runtime's payload builders do), and the answer is read from the reply's text."""
+    """Ollama cannot force a tool: the adapter sends the schema form (the runtime's payload
+    builder does), and the answer is read from the reply's text."""
     provider, case = BY_NAME[name], CASES[0]
     server.script.append(provider.reply(json.dumps(case.answer)))
     step = form.call(pkg, case, form.adapter(pkg, provider, server.url), structured="tool")

@@ -160,13 +160,15 @@ def aanthropic_llm(
 
 def _gemini_arguments(model: str, config: dict[str, Any]) -> Arguments:
     """The keyword arguments of google-genai's `client.models.generate_content` for a
-    request: the body's `generationConfig` and `systemInstruction` go in its `config`."""
+    request: the body's `generationConfig`, `systemInstruction`, `tools` and `toolConfig`
+    go in its `config`."""
 
     def arguments(request: Request) -> dict[str, Any]:
         payload = gemini_payload(request)
         merged: dict[str, Any] = dict(payload.get("generationConfig", {}))
-        if "systemInstruction" in payload:
-            merged["systemInstruction"] = payload["systemInstruction"]
+        for key in ("systemInstruction", "tools", "toolConfig"):
+            if key in payload:
+                merged[key] = payload[key]
         return {
             "model": model,
             "contents": payload["contents"],
@@ -178,10 +180,9 @@ def _gemini_arguments(model: str, config: dict[str, Any]) -> Arguments:
 
 def gemini_llm(client: Any, model: str, **config: Any) -> Llm:
     """The callback over a google-genai client (`google.genai.Client(...)`):
-    `client.models.generate_content(...)` with the compiled `responseJsonSchema`, read by
-    `read_gemini`. Keyword arguments are fields of its `config` (`temperature=0`,
-    `thinking_config={...}`). Gemini has no compiled forced tool: `structured="tool"` sends
-    the schema form, and the answer is read from the reply's text."""
+    `client.models.generate_content(...)` with the compiled `responseJsonSchema` (or, with
+    `structured="tool"`, the forced `respond` function), read by `read_gemini`. Keyword
+    arguments are fields of its `config` (`temperature=0`, `thinking_config={...}`)."""
     arguments = _gemini_arguments(model, _plain(config, "gemini_llm"))
     return _llm("gemini_llm", client, "models.generate_content", arguments, read_gemini)
 
