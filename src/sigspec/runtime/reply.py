@@ -43,13 +43,30 @@ def _finite(text: str) -> float:
     return number
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Two JSON values are the same: Python's `==`, except that a boolean equals only a
+    boolean (`True == 1` in Python, not in JSON; `1 == 1.0` in both). No recursion."""
+    if a != b:
+        return False
+    pairs = [(a, b)]  # equal, so of the same shape: only booleans may differ
+    while pairs:
+        x, y = pairs.pop()
+        if isinstance(x, bool) is not isinstance(y, bool):
+            return False
+        if _is_map(x):
+            pairs.extend((v, y[k]) for k, v in x.items())
+        elif _is_list(x):
+            pairs.extend(zip(x, y, strict=True))
+    return True
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A map from its pairs, rejecting a key given twice with different values. Built in
     C: a loop over the pairs was a fifth of decoding a list of small maps."""
     out = dict(pairs)
     if len(out) < len(pairs):  # a key given twice: the same value each time?
         for key, value in pairs:
-            if out[key] != value:
+            if not _same(out[key], value):
                 raise ValueError(
                     f"the key {shown(key)} is given twice with different values"
                 )
@@ -540,11 +557,13 @@ def _number(token: str) -> int | float:
 
 # `\'` in a double-quoted string, after an even number of backslashes: an apostrophe.
 _APOSTROPHE = re.compile(r"(?<!\\)((?:\\\\)*)\\'")
-# A string's escapes: a valid one, or (group 1) the first invalid one.
-_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})|(\\.?)', re.S)
+# A string's escapes as written: a valid one (`\\'` too, an apostrophe where the reader
+# repairs it), or (group 1) the first invalid one.
+_ESCAPE = re.compile(r'\\(?:["\\/bfnrt\']|u[0-9a-fA-F]{4})|(\\.?)', re.S)
 
 
 def _string(kind: str, token: str, repairs: list[str]) -> str:
+    written = token
     if kind == "dq":
         if any(c in token for c in "\n\r\t"):
             repairs.append("kept raw line breaks or tabs inside a string")
@@ -555,7 +574,7 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
             if unquoted != token:
                 repairs.append("read \\' in a double-quoted string as an apostrophe")
                 token = unquoted
-        return _decoded(token)
+        return _decoded(token, written)
     if kind == "sq":
         repairs.append("read a single-quoted string")
         if "\\" not in token:
@@ -563,17 +582,18 @@ def _string(kind: str, token: str, repairs: list[str]) -> str:
             return token[1:-1]
         body = re.sub(r"\\'", "'", token[1:-1])
         body = re.sub(r'(?<!\\)"', '\\"', body)
-        return _decoded(f'"{body}"')
+        return _decoded(f'"{body}"', written)
     repairs.append("read a string in curly quotes")
     return token[1:-1]
 
 
-def _decoded(token: str) -> str:
-    """A double-quoted string's value; _Broken naming its first invalid escape."""
+def _decoded(token: str, written: str) -> str:
+    """A double-quoted string's value (`token`, `written` once repaired); _Broken naming
+    its first invalid escape, at its place in the string as written."""
     try:
         return str(_LOOSE.decode(token))
     except ValueError:
-        bad = next((m for m in _ESCAPE.finditer(token) if m.group(1)), None)
+        bad = next((m for m in _ESCAPE.finditer(written) if m.group(1)), None)
         if bad is None:  # not an escape (no other fault is known to the decoder)
             raise _Broken("invalid string") from None
         fault = _Broken(f"invalid escape {bad.group(1)} in a string", _ESCAPES)
@@ -600,7 +620,7 @@ def _put(stack: list[list[Any]], value: Any) -> bool:
     frame = stack[-1]
     if frame[1]:
         out, name = frame[0], frame[2]
-        if name in out and out[name] != value:
+        if name in out and not _same(out[name], value):
             fault = _Broken(
                 f"the key {shown(name)} is given twice with different values"
             )
@@ -723,6 +743,20 @@ def _cut_off(stack: list[list[Any]], at: int) -> _Broken:
         return _Broken("")  # nothing but whitespace and comments: no JSON at all
     inside = "an object" if stack[-1][1] else "a list"
     return _Broken(f"the reply is cut off inside {inside}", at=at)
+
+
+# What the text may have been cut short inside of: a proper start of true, false or null.
+_WORD_STARTS = frozenset(w[:n] for w in _WORDS for n in range(1, len(w)))
+
+
+def _cut_word(pieces: list[str], index: int, stack: list[list[Any]]) -> bool:
+    """The piece `index`, where a value should be, is a proper start of true, false or
+    null inside a container, and only blanks or comments follow it: cut off there."""
+    return (
+        bool(stack)
+        and pieces[index] in _WORD_STARTS
+        and all(piece[0] in _GAP for piece in pieces[index + 1 :])
+    )
 
 
 _NUMBER_PREFIX = re.compile(r"-|-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?")
@@ -903,6 +937,8 @@ def _read(  # noqa: C901, PLR0912, PLR0915
     except _Broken as fault:
         if fault.at < 0 and fault.index < 0:
             fault.index = index
+        if state == _VALUE and stop is None and _cut_word(pieces, index, stack):
+            raise _cut_off(stack, _offset(pieces, len(pieces))) from None
         raise
     if stop is not None:
         if done:
@@ -1022,13 +1058,20 @@ class _Search:
         self.explicit = True  # are the candidates considered now explicit ones
         self.fault_explicit = False
 
-    def judge(self, read: _Read, text: str, start: int) -> None:
+    def judge(self, read: _Read, text: str, start: int) -> bool:
+        """Judges the candidate read; False when it is no JSON after all (its fault is
+        blamed)."""
         # Lenient mode changes nothing that is already valid (a union prefers an exact
         # member), so one lenient pass decides; the generated fast path runs inside
         # `check`.
         value, errors, repairs = self.check(
             self.descriptor, read.value, self.types, lenient=True, limits=self.limits
         )
+        if errors and not read.repairs and text[:1] in _OPENERS:
+            fault = _too_large(text, self.depth)
+            if fault is not None:
+                self.blamed(fault, text, start)
+                return False
         if errors:
             value, errors, repairs = self._unwrapped(read.value, errors, repairs)
         if (
@@ -1047,8 +1090,9 @@ class _Search:
         if errors:
             if self.best is None or len(errors) < len(self.best):
                 self.best = errors
-            return
+            return True
         self.accepted.append((value, [("root", r) for r in read.repairs] + repairs))
+        return True
 
     def _unwrapped(
         self, value: Any, errors: list[Any], repairs: list[Any]
@@ -1089,9 +1133,10 @@ class _Search:
             return False
         except (ValueError, RecursionError):
             return False
+        if not self.judge(read, text, start):
+            return False
         self.parsed_any = True
         self.parsed = max(self.parsed, len(text))
-        self.judge(read, text, start)
         return True
 
     def blame(self, text: str, start: int) -> None:
@@ -1144,6 +1189,21 @@ class _Search:
             what, at = "the reply is cut off inside a string", len(text)
         message = f"{what} {self.where(text, start, at)}"
         return f"{message} ({hint})" if hint else message
+
+
+def _too_large(text: str, depth: int) -> _Broken | None:
+    """What is wrong with strict JSON holding a number too large for a float, which the
+    strict decoder reads as infinity (at full speed, so the clean path keeps it): the
+    lenient reader's fault, naming the number and its place. Only for a reply that fails
+    to validate."""
+    try:
+        finite_json(text)
+    except ValueError:
+        try:
+            _lenient(text, depth)
+        except _Broken as fault:
+            return fault
+    return None
 
 
 def _whole_reply(

@@ -120,6 +120,22 @@ function pyEqual(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+/** Two JSON values are the same: `pyEqual`, except that a boolean equals only a boolean (as
+ * JSON, not Python, has it: `true` is no `1`; `1` and `1.0` are one number). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (!pyEqual(a, b)) return false;
+  const pairs: [unknown, unknown][] = [[a, b]]; // equal, so of one shape: only booleans differ
+  for (let pair = pairs.pop(); pair !== undefined; pair = pairs.pop()) {
+    const [x, y] = pair;
+    if ((typeof x === "boolean") !== (typeof y === "boolean")) return false;
+    if (Array.isArray(x) && Array.isArray(y))
+      x.forEach((item, i) => pairs.push([item, y[i]]));
+    else if (isMap(x) && isMap(y))
+      for (const key of Object.keys(x)) pairs.push([x[key], y[key]]);
+  }
+  return true;
+}
+
 /* ---- the message notation (runtime/common.py's `shown`) --------------------------------- */
 
 /** A value as messages quote it: strings, booleans and null in JSON notation, numbers as
@@ -1346,6 +1362,12 @@ const KIND_OF: Record<string, string> = {
 for (const ch of "0123456789") KIND_OF[ch] = "num";
 for (const ch of "{}[]:,") KIND_OF[ch] = "punct";
 const WORDS: Record<string, unknown> = { true: true, false: false, null: null };
+// What the text may have been cut short inside of: a proper start of true, false or null.
+const WORD_STARTS = new Set(
+  Object.keys(WORDS).flatMap((w) =>
+    Array.from({ length: w.length - 1 }, (_, n) => w.slice(0, n + 1)),
+  ),
+);
 const PYTHON: Record<string, unknown> = {
   True: true,
   False: false,
@@ -1469,9 +1491,11 @@ const STRING_ESCAPES: Record<string, string> = {
   t: "\t",
 };
 
-/** A double-quoted JSON string's value; raw control characters are kept. A Broken naming
- * its first invalid escape, `at` that escape in the token. */
-function decodeString(token: string): string {
+/** A quoted JSON string's value; raw control characters are kept, and with `apostrophe` so
+ * is a raw `"` and `\\'` is an apostrophe (the lenient reader's repairs, read in place so
+ * that offsets stay those of the string as written). A Broken naming its first invalid
+ * escape, `at` that escape in the token. */
+function decodeString(token: string, apostrophe = false): string {
   const body = token.slice(1, -1);
   if (!body.includes("\\")) return body;
   let out = "";
@@ -1492,6 +1516,9 @@ function decodeString(token: string): string {
       hasOwn(STRING_ESCAPES, next)
     ) {
       out += STRING_ESCAPES[next];
+      i++;
+    } else if (apostrophe && next === "'") {
+      out += "'";
       i++;
     } else {
       const escape =
@@ -1593,23 +1620,19 @@ class Reader {
           this.repair("kept raw line breaks or tabs inside a string");
         if (this.strict && hasControl(token))
           throw new Broken("control character");
-        let text = token;
-        if (text.includes("\\'")) {
-          const unquoted = text.replace(/(?<!\\)((?:\\\\)*)\\'/g, "$1'");
-          if (unquoted !== text) {
+        let apostrophe = false;
+        if (token.includes("\\'")) {
+          const unquoted = token.replace(/(?<!\\)((?:\\\\)*)\\'/g, "$1'");
+          if (unquoted !== token) {
             this.repair("read \\' in a double-quoted string as an apostrophe");
-            text = unquoted;
+            apostrophe = true;
           }
         }
-        return decodeString(text);
+        return decodeString(token, apostrophe);
       }
       if (kind === "sq") {
         this.repair("read a single-quoted string");
-        const body = token
-          .slice(1, -1)
-          .replace(/\\'/g, "'")
-          .replace(/(?<!\\)"/g, '\\"');
-        return decodeString(`"${body}"`);
+        return decodeString(token, true);
       }
     } catch (e) {
       if (e instanceof Broken && e.at >= 0) e.at += at; // an escape: from the token's start
@@ -1639,7 +1662,20 @@ class Reader {
       this.repair(`read Python's ${text} as JSON`);
       return PYTHON[text];
     }
+    if (kind === "word" && WORD_STARTS.has(text) && this.endsHere())
+      throw this.cutOff();
     throw this.noValue(text, at);
+  }
+
+  /** Inside a container, nothing but blanks or comments follows the last token taken. */
+  endsHere(): boolean {
+    if (this.open.length === 0) return false;
+    try {
+      return this.peek() === null;
+    } catch (e) {
+      if (e instanceof Broken) return false; // junk follows: the word is the fault
+      throw e;
+    }
   }
 
   /** What is wrong where a value should be. */
@@ -1741,7 +1777,7 @@ class Reader {
         );
       }
       const item = this.value([...path, name], depth + 1);
-      if (hasOwn(out, name) && !pyEqual(out[name], item)) {
+      if (hasOwn(out, name) && !sameValue(out[name], item)) {
         throw new Broken(
           `the key ${shown(name)} is given twice with different values`,
           "",
@@ -1819,6 +1855,24 @@ function finiteJson(text: string, depth: number): unknown {
         : !isNumber(v) || Number.isFinite(num(v));
   if (!finite(value)) throw new Broken("a number too large for a float");
   return value;
+}
+
+/** What is wrong with strict JSON holding a number too large for a float, which the strict
+ * reader keeps as infinity (as Python's clean path does): the lenient reader's fault, naming
+ * the number and its place. Only for a reply that fails to validate. */
+function tooLarge(text: string, depth: number): Broken | null {
+  try {
+    finiteJson(text, depth);
+  } catch (e) {
+    if (!(e instanceof Broken)) throw e;
+    try {
+      readWith(text, false, depth);
+    } catch (fault) {
+      if (fault instanceof Broken) return fault;
+      throw fault;
+    }
+  }
+  return null;
 }
 
 // An object whose first key is not a double-quoted string (a bare or single-quoted key, a
@@ -1915,7 +1969,8 @@ class Search {
     readonly body: string, // the reply without its reasoning, where candidates start
   ) {}
 
-  judge(read: Read, text: string, start: number): void {
+  /** Judges the candidate read; false when it is no JSON after all (its fault is blamed). */
+  judge(read: Read, text: string, start: number): boolean {
     // Lenient mode changes nothing already valid (a union prefers an exact member).
     let [value, errors, repairs] = check(
       this.descriptor,
@@ -1924,6 +1979,17 @@ class Search {
       true,
       this.limits,
     );
+    if (
+      errors.length > 0 &&
+      read.repairs.length === 0 &&
+      (text[0] === "{" || text[0] === "[")
+    ) {
+      const fault = tooLarge(text, this.limits.depth);
+      if (fault !== null) {
+        this.blamed(fault, text, start);
+        return false;
+      }
+    }
     if (errors.length > 0)
       [value, errors, repairs] = this.unwrapped(read.value, errors, repairs);
     if (
@@ -1942,12 +2008,13 @@ class Search {
     if (errors.length > 0) {
       if (this.best === null || errors.length < this.best.length)
         this.best = errors;
-      return;
+      return true;
     }
     this.accepted.push([
       value,
       [...read.repairs.map((r): Issue => ["root", r]), ...repairs],
     ]);
+    return true;
   }
 
   /** A top-level array given as an object with one key holding the array. */
@@ -1990,9 +2057,9 @@ class Search {
       if (e instanceof Broken || e instanceof RangeError) return false;
       throw e;
     }
+    if (!this.judge(read, text, start)) return false;
     this.parsedAny = true;
     this.parsed = Math.max(this.parsed, text.length);
-    this.judge(read, text, start);
     return true;
   }
 
