@@ -23,9 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-Ranges = tuple[tuple[int, int], ...]
+from sigspec.semantics.regex import Ranges, complement, intersect, normalize
 
-_MAX = 0x10FFFF
 # Characters a JSON string holds unescaped (no `"`, `\`, control characters or surrogates).
 _UNSAFE: Ranges = ((0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C), (0xD800, 0xDFFF))
 _DIGITS: Ranges = ((0x30, 0x39),)
@@ -59,33 +58,7 @@ class Rewritten:
     single: tuple[Ranges, int, int | None] | None = None
 
 
-def _normal(ranges: list[tuple[int, int]]) -> Ranges:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return tuple(out)
-
-
-def _complement(ranges: Ranges) -> Ranges:
-    out, start = [], 0
-    for lo, hi in _normal(list(ranges)):
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    if start <= _MAX:
-        out.append((start, _MAX))
-    return tuple(out)
-
-
-def _intersect(a: Ranges, b: Ranges) -> Ranges:
-    out = [(max(x, y), min(xh, yh)) for x, xh in a for y, yh in b if max(x, y) <= min(xh, yh)]
-    return _normal(out)
-
-
-SAFE = _complement(_UNSAFE)
+SAFE = complement(_UNSAFE)
 
 
 def _char(code: int) -> str:
@@ -190,13 +163,13 @@ class _Reader:
         if c == "[":
             return self.safe(self.klass())
         if c == ".":
-            return self.safe(_complement(_LINE_ENDS))
+            return self.safe(complement(_LINE_ENDS))
         if c == "\\":
             return self.safe(self.escape(in_class=False))
         return self.safe(((ord(c), ord(c)),))
 
     def safe(self, ranges: Ranges) -> tuple[str, Ranges]:
-        kept = _intersect(ranges, SAFE)
+        kept = normalize(list(intersect(normalize(list(ranges)), SAFE)))
         if not kept:
             raise Refused('a character the engines cannot produce (`"`, `\\` or a control)')
         self.narrowed |= kept != ranges
@@ -233,8 +206,8 @@ class _Reader:
             else:
                 ranges += lo
         self.at += 1
-        normal = _normal(ranges)
-        return _complement(normal) if negated else normal
+        normal = normalize(ranges)
+        return complement(normal) if negated else normal
 
     def member(self) -> Ranges:
         c = self.take()
@@ -250,7 +223,7 @@ class _Reader:
         classes = {"d": _DIGITS, "w": _WORD, "s": _SPACES}
         if e.lower() in classes:
             found = classes[e.lower()]
-            return found if e.islower() else _complement(found)
+            return found if e.islower() else complement(found)
         if e in _CONTROL:
             code = _CONTROL[e]
         elif e in _SYNTAX:
