@@ -106,9 +106,12 @@ def llama_cpp_gbnf(schema: Any) -> tuple[str, str]:
     return done.stdout, done.stderr.strip()
 
 
-# gbnf_to_lark unwraps a group of one item, `("a"+)*` becoming `"a"+*`: wrapped again.
+# gbnf_to_lark unwraps a group of one item, `("a"+)*` becoming `"a"+*` and a repeated group
+# repeated again becoming `(("a" | "b"))+*`: wrapped again.
+_ITEM = r'"(?:[^"\\]|\\.)*"|/(?:[^/\\]|\\.)*/|[^()"/]'
+_GROUP = rf"\((?:{_ITEM}|\((?:{_ITEM})*\))*\)"  # a group, holding groups one level deep
 _TWICE = re.compile(
-    r'("(?:[^"\\]|\\.)*"|/(?:[^/\\]|\\.)*/|[A-Za-z_][\w]*)'
+    rf'("(?:[^"\\]|\\.)*"|/(?:[^/\\]|\\.)*/|[A-Za-z_][\w]*|{_GROUP})'
     r"([*+?]|\{[\d,]*\})([*+?]|\{[\d,]*\})"
 )
 
