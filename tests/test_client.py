@@ -32,6 +32,7 @@ def pkg(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
         names = ["sentiment", "summary", "research", "agent", "extraction"]
         modules = {n: importlib.import_module(f"signatures.client.{n}") for n in names}
         modules["_client"] = importlib.import_module("signatures._client")
+        modules["_transport"] = importlib.import_module("signatures._transport")
         modules["models"] = importlib.import_module("signatures.models.sentiment")
         yield modules
     finally:
@@ -356,7 +357,7 @@ def completion(content: str, tokens: int = 3) -> dict[str, Any]:
 
 
 def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
-    client = pkg["_client"]
+    client = pkg["_transport"]
     server = ScriptedServer((500, {"error": "overloaded"}, 0), (200, "not json", 0), (200, {}, 2))
     try:
         # Retries off: each answer is the call's last (tests/test_transport.py has retries).
@@ -374,7 +375,7 @@ def test_http_callback_errors_are_clear(pkg: dict[str, ModuleType]) -> None:
 def test_api_keys_stay_out_of_errors_and_reprs(pkg: dict[str, ModuleType]) -> None:
     """A server that echoes the request in its error, a debugger's or a log's repr, a key in
     a URL an error names: the key never shows."""
-    client = pkg["_client"]
+    client = pkg["_transport"]
     key, token = "sk-test-0123456789abcdef", "tok-abcdefghijklmnop"
     echo = {"error": f"bad key Bearer {key}, header {token}"}
     server = ScriptedServer((401, echo, 0))

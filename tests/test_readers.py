@@ -511,7 +511,9 @@ def test_the_http_callback_does_not_repair_a_refusal(pkg: ModuleType) -> None:
     refused = json.loads(openai_response(refusal="No.").to_json())
     server = ScriptedServer((200, refused, 0), (200, refused, 0))
     try:
-        llm = client.OpenAICompatible(server.url, "gpt-x")
+        llm = importlib.import_module(f"{pkg.__name__.split('.')[0]}._transport").OpenAICompatible(
+            server.url, "gpt-x"
+        )
         with pytest.raises(client.RefusalError):
             pkg.rate(text="x", llm=llm)
         assert len(server.seen) == 1

@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from sigspec.runtime import client
-from sigspec.runtime.client import LlmHttpError, OpenAICompatible, Retry
+from sigspec.runtime import client, transport
+from sigspec.runtime.transport import LlmHttpError, OpenAICompatible, Retry
 
 KEY = "sk-test-0123456789abcdef"
 GOOD = '{"sentiment": "positive", "score": 0.9}'
@@ -258,12 +258,12 @@ def test_the_retry_policy_in_numbers() -> None:
     assert retry.wait(3, None, 0.0) == 0.0 and retry.wait(1, 2.5, 0.9) == 2.5
     assert retry.wait(1, 4.5, 0.9) is None
     now = 1_700_000_000.0
-    assert client.retry_after({"retry-after": "12"}, now) == 12
-    assert client.retry_after({"Retry-After": formatdate(now + 30, usegmt=True)}, now) == 30
-    assert client.retry_after({"Retry-After": formatdate(now - 30, usegmt=True)}, now) == 0
-    assert client.retry_after({"retry-after-ms": "250", "Retry-After": "9"}, now) == 0.25
-    assert client.retry_after({"Retry-After": "soon"}, now) is None
-    assert client.retry_after({}, now) is None
+    assert transport.retry_after({"retry-after": "12"}, now) == 12
+    assert transport.retry_after({"Retry-After": formatdate(now + 30, usegmt=True)}, now) == 30
+    assert transport.retry_after({"Retry-After": formatdate(now - 30, usegmt=True)}, now) == 0
+    assert transport.retry_after({"retry-after-ms": "250", "Retry-After": "9"}, now) == 0.25
+    assert transport.retry_after({"Retry-After": "soon"}, now) is None
+    assert transport.retry_after({}, now) is None
     for wrong in ({"attempts": 0}, {"base": -1}, {"deadline": 0}):
         with pytest.raises(ValueError, match="Retry"):
             Retry(**wrong)
@@ -471,20 +471,20 @@ def test_text_and_tool_requests_send_no_response_format() -> None:
 
 def test_the_forms_in_numbers() -> None:
     payload = client.openai_payload(JSON_REQUEST, "m")
-    assert client.payload_forms(payload, "auto") == client.RESPONSE_FORMS
-    assert client.payload_forms(payload, "prompt") == ("prompt",)
+    assert transport.payload_forms(payload, "auto") == transport.RESPONSE_FORMS
+    assert transport.payload_forms(payload, "prompt") == ("prompt",)
     plain = {**payload, "response_format": {"type": "json_object"}}
-    assert client.payload_forms(plain, "auto") == ("json_object", "prompt")
-    assert client.in_form(plain, "json_object")["response_format"] == {"type": "json_object"}
+    assert transport.payload_forms(plain, "auto") == ("json_object", "prompt")
+    assert transport.in_form(plain, "json_object")["response_format"] == {"type": "json_object"}
     with pytest.raises(ValueError, match="compiled openai fragment"):
-        client.in_form(plain, "json_schema")
-    assert client.payload_forms(client.openai_payload(TEXT_REQUEST, "m"), "auto") == ()
-    assert client.rejects_form("json_schema", 400, "", answered=False)
-    assert not client.rejects_form("json_schema", 400, "", answered=True)
-    assert not client.rejects_form("json_schema", 500, "overloaded", answered=False)
-    assert client.rejects_form("json_object", 500, "bad RESPONSE_FORMAT", answered=False)
-    assert not client.rejects_form("prompt", 400, "response_format", answered=False)
-    assert not client.rejects_form("json_schema", 401, "response_format", answered=False)
+        transport.in_form(plain, "json_schema")
+    assert transport.payload_forms(client.openai_payload(TEXT_REQUEST, "m"), "auto") == ()
+    assert transport.rejects_form("json_schema", 400, "", answered=False)
+    assert not transport.rejects_form("json_schema", 400, "", answered=True)
+    assert not transport.rejects_form("json_schema", 500, "overloaded", answered=False)
+    assert transport.rejects_form("json_object", 500, "bad RESPONSE_FORMAT", answered=False)
+    assert not transport.rejects_form("prompt", 400, "response_format", answered=False)
+    assert not transport.rejects_form("json_schema", 401, "response_format", answered=False)
     with pytest.raises(ValueError, match="response_format must be"):
         OpenAICompatible("http://x", "m", response_format="json")
 

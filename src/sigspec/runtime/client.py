@@ -163,7 +163,7 @@ class CallbackError(TypeError):
     sync one to an async form)."""
 
 
-def _object(value: Any) -> dict[str, Any]:
+def as_object(value: Any) -> dict[str, Any]:
     """`value` as a JSON object, or an empty one: what callbacks and servers send may have
     any shape, and a reader takes what it understands."""
     if not isinstance(value, Mapping):
@@ -173,13 +173,13 @@ def _object(value: Any) -> dict[str, Any]:
     return {str(k): v for k, v in fields.items()}
 
 
-def _array(value: Any) -> list[Any]:
+def as_array(value: Any) -> list[Any]:
     """`value` as a JSON array, or an empty one."""
     return list(cast(Any, value)) if isinstance(value, list) else []
 
 
 def _tokens(value: Any) -> dict[str, int]:
-    return {k: v for k, v in _object(value).items() if type(v) is int}
+    return {k: v for k, v in as_object(value).items() if type(v) is int}
 
 
 def read_reply(raw: Any) -> Reply:
@@ -190,12 +190,12 @@ def read_reply(raw: Any) -> Reply:
         raise CallbackError(
             f"the llm callback returned {type(raw).__name__}, not str or dict"
         )
-    reply = _object(raw)
+    reply = as_object(raw)
     content = reply.get("content")
     if content is not None and not isinstance(content, str):
         raise CallbackError("the llm callback's `content` must be a string or None")
     given: Any = reply.get("tool_calls") or []
-    calls = _array(given)
+    calls = as_array(given)
     if calls != given or not all(isinstance(c, Mapping) for c in calls):
         raise CallbackError("the llm callback's `tool_calls` must be a list of dicts")
     texts = {key: reply.get(key) for key in ("refusal", "reasoning")}
@@ -203,11 +203,11 @@ def read_reply(raw: Any) -> Reply:
         if text is not None and not isinstance(text, str):
             raise CallbackError(f"the llm callback's `{key}` must be a string or None")
     notes: Any = reply.get("notes") or []
-    if _array(notes) != notes or not all(isinstance(n, str) for n in notes):
+    if as_array(notes) != notes or not all(isinstance(n, str) for n in notes):
         raise CallbackError("the llm callback's `notes` must be a list of strings")
     return Reply(
         content,
-        [_object(c) for c in calls],
+        [as_object(c) for c in calls],
         _tokens(reply.get("tokens")),
         texts["refusal"] or None,
         texts["reasoning"] or None,
@@ -225,12 +225,12 @@ def _error_list(exc: Exception) -> Errors:
     found = getattr(exc, "errors", None)
     if callable(found):  # pydantic: errors() -> [{"loc": (...), "msg": ...}]
         out: Errors = []
-        for item in map(_object, _array(found())):
+        for item in map(as_object, as_array(found())):
             path = ".".join(str(part) for part in item.get("loc", ())) or "root"
             out.append((path, str(item.get("msg", "invalid"))))
         return out
     if isinstance(found, list) and found:
-        return [(str(p), str(m)) for p, m in _array(found)]
+        return [(str(p), str(m)) for p, m in as_array(found)]
     return [("root", getattr(exc, "reason", None) or str(exc))]
 
 
@@ -274,12 +274,15 @@ def tool_parameters(schema: JsonObject) -> tuple[JsonObject, str | None]:
     is no map goes under a key as the fragments wrap it (`items` for a list, else `result`),
     which is returned with it. A copy: the module's constant serves every call."""
     schema = copy.deepcopy(schema)
-    defs = _object(schema.pop("$defs", None))
+    defs = as_object(schema.pop("$defs", None))
     target = schema.get("$ref")
     name = target[len("#/$defs/") :] if isinstance(target, str) else ""
-    if target == f"#/$defs/{name}" and _object(defs.get(name)).get("type") == "object":
+    if (
+        target == f"#/$defs/{name}"
+        and as_object(defs.get(name)).get("type") == "object"
+    ):
         rest = {k: v for k, v in schema.items() if k != "$ref"}
-        return {**_object(defs[name]), **rest, "$defs": defs}, None
+        return {**as_object(defs[name]), **rest, "$defs": defs}, None
     with_defs = {"$defs": defs} if defs else {}
     if schema.get("type") == "object":
         return {**schema, **with_defs}, None
@@ -529,7 +532,7 @@ def _refused(
 
 def _wrapped_keys(spec: Spec, *more: str | None) -> set[str]:
     """The keys the fragments (and `more`) wrap a root that is no object under."""
-    entries = map(_object, (spec.fragments or {}).values())
+    entries = map(as_object, (spec.fragments or {}).values())
     found = [entry.get("wrapped") for entry in entries]
     return {key for key in (*found, *more) if isinstance(key, str)}
 
@@ -558,7 +561,7 @@ def _unwrapped(
     key the fragments name, whose content is a valid answer."""
     if not keys or not isinstance(value, dict):
         return None
-    answer = _object(value)
+    answer = as_object(value)
     if len(answer) != 1 or next(iter(answer)) not in keys:
         return None
     ((key, inner),) = answer.items()
@@ -717,7 +720,7 @@ def plain(value: Any) -> Any:
     if callable(dump):
         return dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in _object(value).items()}
+        return {k: plain(v) for k, v in as_object(value).items()}
     if isinstance(value, list | tuple):
         return [plain(v) for v in cast(Any, value)]
     return value
@@ -729,7 +732,7 @@ def pipe_args(step: Step[Any], params: Mapping[str, str]) -> dict[str, Any]:
     value = plain(step.return_)
     if not isinstance(value, Mapping):
         raise TypeError("a pipeline step's output must be an object for the next step")
-    fields = _object(value)
+    fields = as_object(value)
     return {kw: fields[name] for name, kw in params.items() if name in fields}
 
 
@@ -752,15 +755,15 @@ def build_request(spec: Spec, values: Mapping[str, Any]) -> Request:
 
 
 def _fragment(request: Request, provider: str, kind: str) -> dict[str, Any] | None:
-    entry = _object(_object(request.get("fragments")).get(provider))
+    entry = as_object(as_object(request.get("fragments")).get(provider))
     found = entry.get(kind)
-    return _object(found) if isinstance(found, dict) else None
+    return as_object(found) if isinstance(found, dict) else None
 
 
 def _renamed_tools(fragment: dict[str, Any], name: str) -> dict[str, Any]:
     """A compiled tool request with its one tool renamed to what the request asks for."""
     out = copy.deepcopy(fragment)  # fragments are the module's constants
-    for tool in _array(out.get("tools")):  # the copy's own dicts, renamed in place
+    for tool in as_array(out.get("tools")):  # the copy's own dicts, renamed in place
         tool.get("function", tool)["name"] = name
     choice = out.get("tool_choice")
     if isinstance(choice, dict):
@@ -769,7 +772,7 @@ def _renamed_tools(fragment: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _forced_tool(request: Request) -> str | None:
-    tool = _object(request.get("tool_choice")).get("tool")
+    tool = as_object(request.get("tool_choice")).get("tool")
     return tool if isinstance(tool, str) else None
 
 
@@ -867,15 +870,17 @@ def _gemini_tool(request: Request, name: str) -> dict[str, Any]:
     the compiled `responseJsonSchema` (Gemini's dialect) as an object, as `tool_parameters`
     makes every forced tool's (a root that is no map under `result`, or `items` for a
     list, which the client unwraps); without a compiled schema, the request's own tool's."""
-    config = _object(
-        _object(_fragment(request, "gemini", "request")).get("generationConfig")
+    config = as_object(
+        as_object(_fragment(request, "gemini", "request")).get("generationConfig")
     )
     given = [
-        t for t in map(_object, _array(request.get("tools"))) if t.get("name") == name
+        t
+        for t in map(as_object, as_array(request.get("tools")))
+        if t.get("name") == name
     ]
     asked = given[0] if given else {}
     if isinstance(config.get("responseJsonSchema"), dict):
-        parameters: Any = tool_parameters(_object(config["responseJsonSchema"]))[0]
+        parameters: Any = tool_parameters(as_object(config["responseJsonSchema"]))[0]
     else:
         parameters = copy.deepcopy(asked.get("parameters", {"type": "object"}))
     function = {
@@ -918,8 +923,8 @@ def _arguments(raw: Any) -> Any:
 def _calls(items: Any, arguments: str) -> list[dict[str, Any]]:
     """Tool calls of the OpenAI and Ollama shapes: {id, function: {name, arguments}}."""
     out: list[dict[str, Any]] = []
-    for call in map(_object, _array(items)):
-        function = _object(call.get("function"))
+    for call in map(as_object, as_array(items)):
+        function = as_object(call.get("function"))
         if function:
             args = _arguments(function.get(arguments))
             out.append(
@@ -933,7 +938,7 @@ def _text(content: Any) -> Any:
     send them) as its text parts joined; anything else as it is, for `read_reply` to refuse."""
     if not isinstance(content, list):
         return content
-    parts = [_object(part).get("text") for part in _array(content)]
+    parts = [as_object(part).get("text") for part in as_array(content)]
     return "".join(p for p in parts if isinstance(p, str))
 
 
@@ -944,7 +949,7 @@ def _response(raw: Any) -> dict[str, Any]:
     dump = getattr(raw, "model_dump", None)
     if callable(dump) and not isinstance(raw, Mapping):
         raw = dump(by_alias=True)
-    return _object(raw)
+    return as_object(raw)
 
 
 def _either(fields: Mapping[str, Any], *names: str) -> Any:
@@ -996,17 +1001,17 @@ def read_openai(response: Any) -> dict[str, Any]:
     (`message.refusal`, or a reply stopped by the content filter); `reasoning` the thoughts
     some compatible servers return apart (`reasoning_content`, `reasoning`)."""
     response = _response(response)
-    choices = _array(response.get("choices"))
-    choice = _object(choices[0] if choices else None)
-    message = _object(choice.get("message"))
-    usage = _object(response.get("usage"))
+    choices = as_array(response.get("choices"))
+    choice = as_object(choices[0] if choices else None)
+    message = as_object(choice.get("message"))
+    usage = as_object(response.get("usage"))
     tokens = {
         "input": usage.get("prompt_tokens"),
         "output": usage.get("completion_tokens"),
     }
     content = _text(message.get("content"))
     calls = _calls(message.get("tool_calls"), "arguments")
-    parts = map(_object, _array(message.get("content")))
+    parts = map(as_object, as_array(message.get("content")))
     refused = [p.get("refusal") for p in parts if p.get("type") == "refusal"]
     refusal = _word(message.get("refusal")) or _joined(list(filter(None, refused)))
     stop = _word(choice.get("finish_reason"))
@@ -1026,7 +1031,7 @@ def read_anthropic(response: Any) -> dict[str, Any]:
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[dict[str, Any]] = []
-    for block in map(_object, _array(response.get("content"))):
+    for block in map(as_object, as_array(response.get("content"))):
         kind = block.get("type")
         if kind == "text":
             texts.append(_word(block.get("text")) or "")
@@ -1035,7 +1040,7 @@ def read_anthropic(response: Any) -> dict[str, Any]:
         elif kind == "tool_use":
             name, arguments = block.get("name"), block.get("input")
             calls.append({"id": block.get("id"), "name": name, "arguments": arguments})
-    usage = _object(response.get("usage"))
+    usage = as_object(response.get("usage"))
     tokens = {  # input_tokens leaves out the tokens read from and written to the cache
         "input": _sum(
             usage.get("input_tokens"),
@@ -1063,20 +1068,22 @@ def read_gemini(response: Any) -> dict[str, Any]:
     alias (camelCase) or not (snake_case). Thought parts (`thought: true`) are the reasoning, not
     the content; a blocked prompt or a candidate stopped for safety is a refusal."""
     response = _response(response)
-    candidates = _array(response.get("candidates"))
-    candidate = _object(candidates[0] if candidates else None)
-    parts = list(map(_object, _array(_object(candidate.get("content")).get("parts"))))
+    candidates = as_array(response.get("candidates"))
+    candidate = as_object(candidates[0] if candidates else None)
+    parts = list(
+        map(as_object, as_array(as_object(candidate.get("content")).get("parts")))
+    )
     texts = [p for p in parts if isinstance(p.get("text"), str)]
     answer = [p["text"] for p in texts if p.get("thought") is not True]
     reasoning = [p["text"] for p in texts if p.get("thought") is True]
     calls = [
         {"id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
         for call in (
-            _object(_either(p, "functionCall", "function_call")) for p in parts
+            as_object(_either(p, "functionCall", "function_call")) for p in parts
         )
         if call
     ]
-    usage = _object(_either(response, "usageMetadata", "usage_metadata"))
+    usage = as_object(_either(response, "usageMetadata", "usage_metadata"))
     tokens = {  # the candidates' count leaves out the thinking tokens, billed as output
         "input": _either(usage, "promptTokenCount", "prompt_token_count"),
         "output": _sum(
@@ -1096,7 +1103,7 @@ def read_gemini(response: Any) -> dict[str, Any]:
 def _gemini_refusal(
     response: Mapping[str, Any], candidate: Mapping[str, Any], answered: bool
 ) -> str | None:
-    feedback = _object(_either(response, "promptFeedback", "prompt_feedback"))
+    feedback = as_object(_either(response, "promptFeedback", "prompt_feedback"))
     blocked = _word(_either(feedback, "blockReason", "block_reason"))
     if blocked:
         said = _word(_either(feedback, "blockReasonMessage", "block_reason_message"))
@@ -1114,7 +1121,7 @@ def read_ollama(response: Any) -> dict[str, Any]:
     (a `ChatResponse`, its `model_dump()`, or the body as JSON); `message.thinking` is the
     reasoning."""
     response = _response(response)
-    message = _object(response.get("message"))
+    message = as_object(response.get("message"))
     tokens = {
         "input": response.get("prompt_eval_count"),
         "output": response.get("eval_count"),
@@ -1126,526 +1133,6 @@ def read_ollama(response: Any) -> dict[str, Any]:
     return _answer(content if content != "" else None, calls, tokens, None, reasoning)
 
 
-# -- an OpenAI-compatible HTTP callback ----------------------------------------------------------
-#
-# The decisions (which failure is retried, how long to wait, which structured-output form a
-# server rejected) are pure functions of what came back; `OpenAICompatible` only sends, sleeps
-# and reads the clock. An async callback reuses them as they are.
-
-# Statuses retried: a timeout, a rate limit, the server's own failures (501 "not implemented"
-# will not change on the next attempt).
-RETRIED_STATUSES = frozenset({408, 429, *range(500, 600)}) - {501}
-# The forms of asking for JSON, from the most to the least enforced.
-RESPONSE_FORMS = ("json_schema", "json_object", "prompt")
-_NAMES_THE_FORM = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
-_ERROR_BODY_LIMIT = 4096  # bytes of an error response read: enough to name the problem
-_REDIRECTS = 5  # same-server redirects followed for one request
-
-
-class LlmHttpError(RuntimeError):
-    """The endpoint failed: HTTP error status, unreachable, timed out, redirected elsewhere,
-    too large, or not JSON. `status` is the HTTP status when there was one; `attempts` how
-    many requests were sent. The message never holds the API key or the headers given."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        body: str = "",
-        attempts: int = 1,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body  # the error response's start, secrets redacted
-        self.attempts = attempts
-
-
-@dataclass(frozen=True)
-class Retry:
-    """When `OpenAICompatible` sends a request again: on HTTP 408, 429 and 5xx (not 501), a
-    refused or reset connection and a timeout, up to `attempts` requests in all, waiting
-    with exponential backoff and full jitter (a random wait up to `base` * 2**n, at most
-    `cap` seconds) or as long as the server's `Retry-After` asks (when that is more than
-    `cap`, the call fails at once rather than wait). `deadline` bounds one call's time in
-    seconds, every attempt and wait included (None: no bound but `attempts`)."""
-
-    attempts: int = 4
-    base: float = 0.5
-    cap: float = 30.0
-    deadline: float | None = 600.0
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise ValueError("Retry.attempts must be at least 1")
-        if self.base < 0 or self.cap < 0:
-            raise ValueError("Retry.base and Retry.cap must not be negative")
-        if self.deadline is not None and self.deadline <= 0:
-            raise ValueError("Retry.deadline must be positive (or None)")
-
-    def wait(self, failed: int, asked: float | None, draw: float) -> float | None:
-        """Seconds to wait after `failed` failed attempts (1 for the first): the server's
-        `asked` (Retry-After), or full jitter with `draw` in [0, 1); None when the server
-        asks for longer than `cap`."""
-        if asked is not None:
-            return max(asked, 0.0) if asked <= self.cap else None
-        return draw * min(self.cap, self.base * 2.0 ** (failed - 1))
-
-
-def retry_after(headers: Mapping[str, str], now: float) -> float | None:
-    """The wait a response asks for, in seconds: `retry-after-ms` (OpenAI's), `Retry-After`
-    as seconds or as an HTTP date (against `now`, a Unix time); None when it asks nothing
-    readable."""
-    fields = {k.lower(): v.strip() for k, v in headers.items()}
-    try:
-        if "retry-after-ms" in fields:
-            return float(fields["retry-after-ms"]) / 1000
-        if "retry-after" not in fields:
-            return None
-        return float(fields["retry-after"])
-    except ValueError:
-        pass
-    from email.utils import parsedate_to_datetime
-
-    try:
-        when = parsedate_to_datetime(fields["retry-after"])
-    except (TypeError, ValueError, IndexError):
-        return None
-    return max(when.timestamp() - now, 0.0)
-
-
-def rejects_form(form: str, status: int | None, body: str, answered: bool) -> bool:
-    """Whether an error response rejects the structured-output `form` a request was sent in,
-    so that the request goes again at once in the next form: only a form this client has not
-    yet had `answered`, with HTTP 400 or 422 (the request is malformed for this server), or
-    HTTP 500 whose body names `response_format`, `json_schema` or `json_object` (servers that
-    fail on a field they do not know, as llama-cpp-python's does)."""
-    if form == "prompt" or answered or status is None:
-        return False
-    return status in (400, 422) or (
-        status == 500 and bool(_NAMES_THE_FORM.search(body))
-    )
-
-
-def payload_forms(payload: Mapping[str, Any], pinned: str) -> tuple[str, ...]:
-    """The forms a Chat Completions payload can be sent in, in the order they are tried:
-    none when it asks for no JSON through `response_format` (text, a forced tool); the one
-    `pinned` form, unless "auto"."""
-    given = _object(payload.get("response_format")).get("type")
-    if given not in ("json_schema", "json_object"):
-        return ()
-    if pinned != "auto":
-        return (pinned,)
-    return RESPONSE_FORMS[RESPONSE_FORMS.index(given) :]
-
-
-def in_form(payload: Mapping[str, Any], form: str) -> dict[str, Any]:
-    """`payload` asking for JSON in `form`: the compiled `json_schema` fragment as it is,
-    `{"type": "json_object", "schema": ...}` with the same schema (llama-cpp-python's form;
-    servers that know no `schema` there take plain JSON mode), or no `response_format`, the
-    prompt alone asking for the form."""
-    out: dict[str, Any] = dict(payload)
-    compiled = _object(payload.get("response_format"))
-    schema = _object(compiled.get("json_schema")).get("schema")
-    if form == "prompt":
-        out.pop("response_format", None)
-    elif form == "json_object":
-        shape: dict[str, Any] = {"type": "json_object"}
-        if isinstance(schema, dict):
-            shape["schema"] = schema
-        out["response_format"] = shape
-    elif compiled.get("type") != "json_schema":
-        raise ValueError(
-            'response_format="json_schema" needs the compiled openai fragment, which this'
-            " request does not carry"
-        )
-    return out
-
-
-def _transient(exc: BaseException) -> bool:
-    """A connection refused, reset or cut short, or a timeout: worth another attempt (not a
-    name that does not resolve, nor a certificate refused)."""
-    import http.client
-
-    reason = getattr(exc, "reason", exc)
-    return isinstance(
-        reason, ConnectionError | TimeoutError | http.client.HTTPException
-    )
-
-
-def _same_origin(old: str, new: str) -> bool:
-    from urllib.parse import urlsplit
-
-    a, b = urlsplit(old), urlsplit(new)
-    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
-
-
-def _opener() -> Any:
-    """urllib's opener for http and https only (no `file:` URL), following no redirect:
-    `_send` follows a 307 or 308 to the same server itself, and no other."""
-    import http.client
-    from urllib import request
-
-    opener = request.OpenerDirector()
-    # UnknownHandler: any other scheme (file:, ftp:, data:) is an error, not a read.
-    handlers: list[Any] = [
-        request.ProxyHandler(),
-        request.UnknownHandler(),
-        request.HTTPHandler(),
-    ]
-    if hasattr(http.client, "HTTPSConnection"):  # Python built with ssl
-        handlers.append(request.HTTPSHandler())
-    handlers += [request.HTTPDefaultErrorHandler(), request.HTTPErrorProcessor()]
-    for handler in handlers:
-        opener.add_handler(handler)
-    return opener
-
-
-def _followed(url: str, status: int, location: str | None) -> str | None:
-    """Where a redirect is followed to: a 307 or 308 (which keep the method and the body)
-    to the same scheme, host and port, so that the API key goes to no other server and a
-    POST never turns into a GET; None for any other."""
-    from urllib.parse import urljoin
-
-    if status not in (307, 308) or not location:
-        return None
-    target = urljoin(url, location)
-    return target if _same_origin(url, target) else None
-
-
-def _logger() -> Any:
-    import logging
-
-    return logging.getLogger("sigspec.client")
-
-
-@dataclass(frozen=True)
-class OpenAICompatible:
-    """A callback for any Chat Completions endpoint: OpenAI, vLLM, llama.cpp's server,
-    llama-cpp-python, Ollama's /v1, LM Studio, a LiteLLM proxy.
-
-    Non-streaming. Every reply goes to the signature's parser as it came; a reply that is
-    not a valid answer gets the signature's retry prompt as the next turn (`step.turns`
-    holds both). Transport failures are retried as `retry` says; the structured-output form
-    is `response_format`: "auto" sends the compiled `json_schema` and, when this server
-    rejects it, falls back once for this client to `json_object` with the schema, then to
-    the prompt alone (a warning on the `sigspec.client` logger and a note on the turn).
-    `sleep`, `random` and `clock` are for tests.
-    """
-
-    base_url: str
-    model: str
-    # Secrets stay out of reprs (logs, tracebacks, debuggers): the key, and headers that may
-    # carry one.
-    api_key: str | None = field(default=None, repr=False)
-    timeout: float = 120.0  # seconds per attempt, within the retry deadline
-    headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
-    retry: Retry = field(default_factory=Retry, kw_only=True)
-    response_format: str = field(default="auto", kw_only=True)
-    max_response_bytes: int = field(default=16 * 1024 * 1024, kw_only=True)
-    sleep: Callable[[float], None] | None = field(
-        default=None, kw_only=True, repr=False, compare=False
-    )
-    random: Callable[[], float] | None = field(
-        default=None, kw_only=True, repr=False, compare=False
-    )
-    clock: Callable[[], float] | None = field(
-        default=None, kw_only=True, repr=False, compare=False
-    )
-    # What this client learnt of its server: the forms answered, the fallbacks made.
-    _learnt: dict[str, Any] = field(
-        default_factory=dict[str, Any], init=False, repr=False, compare=False
-    )
-
-    def __post_init__(self) -> None:
-        if self.response_format not in ("auto", *RESPONSE_FORMS):
-            raise ValueError(
-                'response_format must be "auto", "json_schema", "json_object" or'
-                f' "prompt", not {shown(self.response_format)}'
-            )
-        if self.max_response_bytes < 1:
-            raise ValueError("max_response_bytes must be positive")
-
-    def __repr__(self) -> str:
-        # The URL as errors show it (a query or user info may carry a key); no secrets.
-        return (
-            f"OpenAICompatible(base_url={_public_url(self.base_url)!r},"
-            f" model={self.model!r}, timeout={self.timeout!r}, retry={self.retry!r},"
-            f" response_format={self.response_format!r},"
-            f" max_response_bytes={self.max_response_bytes!r})"
-        )
-
-    @property
-    def form(self) -> str | None:
-        """The structured-output form this client settled on: the one pinned, the last
-        fallback made, or the first form a server answered; None before any json call."""
-        pinned = self.response_format
-        return pinned if pinned != "auto" else self._learnt.get("form")
-
-    def __call__(self, request: Request) -> dict[str, Any]:
-        payload = openai_payload(request, self.model)
-        notes: list[str] = []
-        started = self._now()
-        forms = payload_forms(payload, self.response_format)
-        start = self._learnt.get("form")
-        if self.response_format == "auto" and start in forms:
-            forms = forms[forms.index(start) :]
-        if not forms:
-            return self._answer(self._post(payload, started, notes, None), notes)
-        for index, form in enumerate(forms):
-            then = forms[index + 1] if index + 1 < len(forms) else None
-            try:
-                data = self._post(in_form(payload, form), started, notes, form)
-            except LlmHttpError as exc:
-                if then is None or not self._rejected(form, exc):
-                    raise
-                again = "with the prompt alone" if then == "prompt" else f"as {then}"
-                notes.append(
-                    f"the server rejected response_format {form} (HTTP {exc.status}):"
-                    f" sent again {again}"
-                )
-                continue
-            self._settle(form, forms[0], notes)
-            return self._answer(data, notes)
-        raise AssertionError("unreachable: the last form answers or raises")
-
-    def _rejected(self, form: str, exc: LlmHttpError) -> bool:
-        if self.response_format != "auto":
-            return False
-        answered = form in self._learnt.get("answered", ())
-        return rejects_form(form, exc.status, exc.body, answered)
-
-    def _settle(self, form: str, first: str, notes: list[str]) -> None:
-        """Remember `form` as answered; a fallback (an answered form other than the first
-        tried) is kept for this client's later calls, and logged once."""
-        answered = self._learnt.setdefault("answered", set())
-        answered.add(form)
-        if form != first:
-            _logger().warning(
-                "%s does not take response_format %s: using %s from now on (this client)",
-                _public_url(self.base_url),
-                first,
-                form if form != "prompt" else "the prompt alone",
-            )
-            notes.append(f"response_format {form} from now on for this client")
-        if form != first or "form" not in self._learnt:
-            self._learnt["form"] = form
-
-    def _answer(self, data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-        answer = read_openai(data)
-        if notes:
-            answer["notes"] = list(notes)
-        return answer
-
-    def _now(self) -> float:
-        import time
-
-        return (self.clock or time.monotonic)()
-
-    def _post(
-        self,
-        payload: dict[str, Any],
-        started: float,
-        notes: list[str],
-        form: str | None,
-    ) -> dict[str, Any]:
-        """One request, sent again on a transient failure as `retry` says."""
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        shown_url = _public_url(url)
-        body = json.dumps(payload).encode("utf-8")
-        failed = 0
-        while True:
-            left = self._left(started)
-            try:
-                return self._send(url, body, min(self.timeout, left), shown_url)
-            except _Transient as exc:
-                failed += 1
-                error = exc.error
-                # A rejected form is sent again at once in the next, not retried.
-                if form is not None and self._rejected(form, error):
-                    raise error from None
-                wait = self._wait(failed, exc, started)
-                self._retrying(error, failed, wait, notes)
-                (self.sleep or _sleep)(wait)
-
-    def _left(self, started: float) -> float:
-        deadline = self.retry.deadline
-        if deadline is None:
-            return float("inf")
-        return max(started + deadline - self._now(), 0.001)
-
-    def _wait(self, failed: int, exc: _Transient, started: float) -> float:
-        """How long to wait before the next attempt, or the error that ends the call."""
-        error = exc.error
-        if failed >= self.retry.attempts:
-            raise _gave_up(error, failed, "") from None
-        import time
-
-        asked = retry_after(exc.headers, time.time())
-        draw = (self.random or _random)()
-        wait = self.retry.wait(failed, asked, draw)
-        if wait is None:
-            over = f"the server asks to wait {asked:g} s, more than Retry.cap"
-            raise _gave_up(error, failed, over) from None
-        deadline = self.retry.deadline
-        if deadline is not None and self._now() + wait >= started + deadline:
-            late = f"the next would start past the retry deadline of {deadline:g} s"
-            raise _gave_up(error, failed, late) from None
-        return wait
-
-    def _retrying(
-        self, error: LlmHttpError, failed: int, wait: float, notes: list[str]
-    ) -> None:
-        said = str(error)
-        notes.append(
-            f"attempt {failed} failed ({said[:200]}); sent again after {wait:.2f} s"
-        )
-        _logger().info(
-            "%s; attempt %d of %d, sending again in %.2f s",
-            said[:200],
-            failed,
-            self.retry.attempts,
-            wait,
-        )
-
-    def _send(
-        self, url: str, body: bytes, timeout: float, shown_url: str
-    ) -> dict[str, Any]:
-        """One HTTP request: the decoded JSON object, `_Transient` for a failure worth
-        another attempt, `LlmHttpError` for any other."""
-        import http.client
-        import urllib.error  # here, not at the top: it costs ~20 ms to import
-        import urllib.request
-
-        headers = {"Content-Type": "application/json", **self.headers}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        opener = _opener()
-        for _ in range(_REDIRECTS + 1):
-            message = urllib.request.Request(
-                url, data=body, headers=headers, method="POST"
-            )
-            try:
-                with opener.open(message, timeout=timeout) as response:
-                    data = self._bounded(response, shown_url)
-                break
-            except urllib.error.HTTPError as exc:
-                moved = _followed(url, exc.code, exc.headers.get("Location"))
-                if moved is None:
-                    raise self._http_error(exc, url, shown_url) from None
-                url = moved
-            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-                reason = self._redacted(str(getattr(exc, "reason", exc)))
-                error = LlmHttpError(f"{shown_url}: {reason}")
-                if _transient(exc):
-                    raise _Transient(error, {}) from None
-                raise error from None
-        else:
-            raise LlmHttpError(f"{shown_url}: more than {_REDIRECTS} redirects")
-        try:
-            decoded = json.loads(data)
-        except ValueError:
-            raise LlmHttpError(f"{shown_url}: the response is not JSON") from None
-        if not isinstance(decoded, dict):
-            raise LlmHttpError(f"{shown_url}: the response is not a JSON object")
-        return _object(decoded)
-
-    def _http_error(self, exc: Any, url: str, shown_url: str) -> Exception:
-        from urllib.parse import urljoin
-
-        status = int(exc.code)
-        given: Any = exc.headers
-        headers = {str(k): str(v) for k, v in given.items()} if given else {}
-        if 300 <= status < 400:
-            target = _public_url(urljoin(url, given.get("Location") or ""))
-            return LlmHttpError(
-                f"{shown_url}: HTTP {status} redirect to {target} not followed (only a"
-                " 307 or 308 to the same scheme, host and port is, so that the API key"
-                " goes to no other server): use the new address as base_url",
-                status=status,
-            )
-        try:
-            raw = exc.read(_ERROR_BODY_LIMIT)
-        except (OSError, ValueError):
-            raw = b""
-        detail = self._redacted(raw.decode("utf-8", "replace"))
-        error = LlmHttpError(
-            f"{shown_url}: HTTP {status}: {detail[:500]}", status=status, body=detail
-        )
-        if status in RETRIED_STATUSES:
-            return _Transient(error, headers)
-        return error
-
-    def _bounded(self, response: Any, shown_url: str) -> bytes:
-        """The response body, refused past `max_response_bytes` (before reading it when the
-        server says its length)."""
-        limit = self.max_response_bytes
-        length = response.headers.get("Content-Length") or ""
-        too_large = (
-            f"{shown_url}: the response is larger than max_response_bytes ({limit})"
-        )
-        if length.isdigit() and int(length) > limit:
-            raise LlmHttpError(f"{too_large}: Content-Length {length}")
-        data: bytes = response.read(limit + 1)
-        if len(data) > limit:
-            raise LlmHttpError(too_large)
-        return data
-
-    def _redacted(self, text: str) -> str:
-        """`text` (a server's error body, which may echo the request) without the secrets."""
-        for secret in (self.api_key, *self.headers.values()):
-            # A short header value is no secret to hunt for.
-            if secret and len(secret) >= 8:
-                text = text.replace(secret, "[redacted]")
-        return text
-
-
-class _Transient(Exception):
-    """A failure worth another attempt: the error to raise if none is left, and the
-    response's headers (for `Retry-After`)."""
-
-    def __init__(self, error: LlmHttpError, headers: Mapping[str, str]) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.headers = headers
-
-
-def _gave_up(error: LlmHttpError, attempts: int, why: str) -> LlmHttpError:
-    """The last attempt's error, saying why no other follows (nothing when retries are off)."""
-    if attempts == 1 and not why:
-        return error
-    plural = "s" if attempts != 1 else ""
-    return LlmHttpError(
-        f"{error} (gave up after {attempts} attempt{plural}"
-        + (f": {why})" if why else ")"),
-        status=error.status,
-        body=error.body,
-        attempts=attempts,
-    )
-
-
-def _sleep(seconds: float) -> None:
-    import time
-
-    time.sleep(seconds)
-
-
-def _random() -> float:
-    import random
-
-    return random.random()
-
-
-def _public_url(url: str) -> str:
-    """`url` as errors show it: without user info and query (either may carry a key)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 __all__ = [
     "AsyncLlm",
     "CallbackError",
@@ -1653,12 +1140,9 @@ __all__ = [
     "JsonEnforcementError",
     "Limits",
     "Llm",
-    "LlmHttpError",
-    "OpenAICompatible",
     "RefusalError",
     "Reply",
     "Request",
-    "Retry",
     "Spec",
     "Step",
     "Turn",

@@ -5,7 +5,8 @@ Each .sig file `a/b.sig` becomes `PACKAGE/a/b.py` (standard library only: `valid
 `validate_NAME_input`, `parse_NAME`), `PACKAGE/models/a/b.py` (Pydantic v2, through
 datamodel-code-generator) and `PACKAGE/client/a/b.py` (a function per signature and
 pipeline). `PACKAGE/_runtime.py`, `_reply.py`, `_common.py`, `_formats.py`, `_client.py`,
-`_adapters.py` and `_mustache.py` are sigspec's own runtime (`sigspec/runtime/`), copied.
+`_adapters.py`, `_transport.py` and `_mustache.py` are sigspec's own runtime
+(`sigspec/runtime/`), copied.
 """
 
 from __future__ import annotations
