@@ -1,13 +1,17 @@
 """Shared fixtures: the repository root, a helper that runs the real `sigspec` command, one
-that writes a generated Python package, and the interpreters that run generated packages
-with pydantic alone."""
+that writes a generated Python package, one that imports the examples' package, and the
+interpreters that run generated packages with pydantic alone."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -140,3 +144,29 @@ def pydantic_python(request: pytest.FixtureRequest, pydantic_pythons: dict[str, 
             f" (it holds {', '.join(sorted(pydantic_pythons)) or 'none'})"
         )
     return pydantic_pythons[version]
+
+
+EXAMPLE_MODULES = ("sentiment", "summary", "research", "agent", "extraction")
+
+
+@contextmanager
+def examples_package(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
+    """The examples' generated package, imported without writing bytecode: its client
+    modules by file name, and its runtime modules by their own names (`_client`,
+    `_adapters`, `_transport`, ...); removed from `sys.modules` afterwards, so that another
+    test may import another package named `signatures`."""
+    sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
+    folder = examples_output / "python"
+    sys.path.insert(0, str(folder))
+    try:
+        modules = {n: importlib.import_module(f"signatures.client.{n}") for n in EXAMPLE_MODULES}
+        for runtime in sorted((folder / "signatures").glob("_*.py")):
+            if runtime.stem != "__init__":
+                modules[runtime.stem] = importlib.import_module(f"signatures.{runtime.stem}")
+        modules["models"] = importlib.import_module("signatures.models.sentiment")
+        yield modules
+    finally:
+        sys.path.remove(str(folder))
+        sys.dont_write_bytecode = before
+        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
+            del sys.modules[name]

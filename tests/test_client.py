@@ -17,29 +17,15 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, write_python_package
+from conftest import ROOT, examples_package, write_python_package
 
 GOOD = '{"sentiment": "positive", "score": 0.9}'
 
 
 @pytest.fixture(scope="module")
 def pkg(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
-    """The examples' package's client modules, imported without writing bytecode."""
-    sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
-    folder = str(examples_output / "python")
-    sys.path.insert(0, folder)
-    try:
-        names = ["sentiment", "summary", "research", "agent", "extraction"]
-        modules = {n: importlib.import_module(f"signatures.client.{n}") for n in names}
-        modules["_client"] = importlib.import_module("signatures._client")
-        modules["_transport"] = importlib.import_module("signatures._transport")
-        modules["models"] = importlib.import_module("signatures.models.sentiment")
+    with examples_package(examples_output) as modules:
         yield modules
-    finally:
-        sys.path.remove(folder)
-        sys.dont_write_bytecode = before
-        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
-            del sys.modules[name]
 
 
 class Script:

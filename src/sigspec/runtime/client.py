@@ -24,6 +24,7 @@ from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from .common import Limits, shown
 from .mustache import render as render_template
+from .observe import Budget, Hooks, TurnEvent, call_span, clock, finish_span, report
 
 T = TypeVar("T")
 Request = dict[str, Any]
@@ -317,6 +318,8 @@ def run_json(
     structured: str = "prompt",
     described: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    hooks: Hooks | None = None,
+    budget: Budget | None = None,
 ) -> Step[T]:
     """The flow: prompt, call, parse, validate, retry with feedback, or fail. `limits`, when
     given, goes to `parse` (a generated `parse_NAME` takes it) for every reply."""
@@ -329,6 +332,8 @@ def run_json(
         structured=structured,
         described=described,
         limits=limits,
+        hooks=hooks,
+        budget=budget,
     )
     return _drive(turns, llm, ("run_json", "arun_json"))
 
@@ -344,6 +349,8 @@ async def arun_json(
     structured: str = "prompt",
     described: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    hooks: Hooks | None = None,
+    budget: Budget | None = None,
 ) -> Step[T]:
     """`run_json` with an async callback, which it awaits."""
     turns = json_turns(
@@ -355,6 +362,8 @@ async def arun_json(
         structured=structured,
         described=described,
         limits=limits,
+        hooks=hooks,
+        budget=budget,
     )
     return await _adrive(turns, llm, ("run_json", "arun_json"))
 
@@ -369,6 +378,8 @@ def json_turns(
     structured: str = "prompt",
     described: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    hooks: Hooks | None = None,
+    budget: Budget | None = None,
 ) -> Turns[T]:
     """The turns of a json call, as a generator (`Turns`): `run_json` and `arun_json` drive
     it, and so may a caller with a loop of its own (a batch API, another event loop). Its
@@ -379,76 +390,106 @@ def json_turns(
         raise ValueError(
             f'structured must be "prompt" or "tool", not {shown(structured)}'
         )
-    budget = spec.max_turns if max_turns is None else max_turns
-    if budget < 1:
+    most = spec.max_turns if max_turns is None else max_turns
+    if most < 1:
         raise ValueError("max_turns must be at least 1")
     request = _first_request(spec, values, described or {})
     keys = _wrapped_keys(spec)
     if structured == "tool":
         request = _as_tool(request, spec)
         keys |= _wrapped_keys(spec, tool_parameters(spec.schema or {})[1])
-    return _json_turns(
-        spec,
-        request,
-        parse=parse,
-        convert=convert,
-        budget=budget,
-        structured=structured,
-        keys=keys,
+    run = _JsonRun(
+        spec, parse, convert, most, structured, frozenset(keys), hooks, budget
     )
+    return _json_turns(run, request)
 
 
-def _json_turns(
-    spec: Spec,
-    request: Request,
-    *,
-    parse: Callable[[str], Any],
-    convert: Callable[[Any], T],
-    budget: int,
-    structured: str,
-    keys: set[str],
-) -> Turns[T]:
+@dataclass(frozen=True)
+class _JsonRun(Generic[T]):
+    """What the turns of one json call share, checked by `json_turns`."""
+
+    spec: Spec
+    parse: Callable[[str], Any]
+    convert: Callable[[Any], T]
+    most: int  # turns at most
+    structured: str
+    keys: frozenset[str]  # the keys a provider's root wrapper may use
+    hooks: Hooks | None
+    budget: Budget | None
+
+
+def _json_turns(run: _JsonRun[T], request: Request) -> Turns[T]:
+    """The turns inside the call's span (when the caller passed a tracer)."""
+    with call_span(run.hooks, run.spec.name) as span:
+        try:
+            step = yield from _json_loop(run, request, span)
+        except JsonEnforcementError as exc:
+            finish_span(span, exc.step.turns, exc.step.usage)
+            raise
+        finish_span(span, step.turns, step.usage)
+        return step
+
+
+def _json_loop(run: _JsonRun[T], request: Request, span: Any) -> Turns[T]:
+    spec, budget = run.spec, run.budget
     turns: list[Turn] = []
     usage: dict[str, int] = {}
     errors: Errors = []
-    for _ in range(budget):
+    reason = "no valid answer"
+    for number in range(1, run.most + 1):
+        spent = budget.spent(usage) if budget is not None and turns else None
+        if spent is not None:
+            reason = spent
+            break
+        started = clock()
         reply = read_reply((yield request))
+        seconds = clock() - started
         _add_usage(usage, reply.tokens)
+        text = _answer_text(reply, run.structured)
+        judged = _judged(reply, text, run)
+        value, found, repairs = judged
+        turns.append(Turn(request, reply, found, repairs))
+        event = TurnEvent(spec.name, number, turns[-1], seconds, dict(usage))
+        report(run.hooks, span, event)
         if reply.refusal is not None:
-            _refused(spec, turns, Turn(request, reply, [], []), usage)
-        text = _answer_text(reply, structured)
-        try:
-            parsed = parse(text)
-            # An output the wrapper itself is valid for (`:any`) still gets the inside.
-            unwrapped = _unwrapped(parsed.value, keys, parse, convert)
-            if unwrapped is not None:
-                value, repairs = unwrapped
-                repairs[1:1] = parsed.repairs
-            else:
-                value = convert(parsed.value)
-                repairs = list(parsed.repairs)
-        except ValueError as exc:
-            unwrapped = _unwrapped(_decoded(text), keys, parse, convert)
-            if unwrapped is not None:
-                value, repairs = unwrapped
-                turns.append(Turn(request, reply, [], repairs))
-                return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
-            errors = _error_list(exc)
-            turns.append(Turn(request, reply, errors, []))
-            feedback = render_template(spec.retry or "", retry_values(text, errors))
-            messages = [
-                *request["messages"],
-                {"role": "assistant", "content": text},
-                {"role": "user", "content": feedback},
-            ]
-            request = {**request, "messages": messages}
-            continue
-        turns.append(Turn(request, reply, [], repairs))
-        return Step(value, tuple(turns), usage, None, dict(spec.descriptions))
-    failed: Step[None] = Step(
-        None, tuple(turns), usage, Failure("no valid answer", errors)
-    )
+            _refused(spec, turns, usage, reply.refusal)
+        if event.valid:
+            # cast: a turn without errors holds the converted answer
+            answer = cast("T", value)
+            return Step(answer, tuple(turns), usage, None, dict(spec.descriptions))
+        errors = turns[-1].errors
+        feedback = render_template(spec.retry or "", retry_values(text, errors))
+        messages = [
+            *request["messages"],
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": feedback},
+        ]
+        request = {**request, "messages": messages}
+    failed: Step[None] = Step(None, tuple(turns), usage, Failure(reason, errors))
     raise JsonEnforcementError(spec.name, failed)
+
+
+def _judged(
+    reply: Reply, text: str, run: _JsonRun[T]
+) -> tuple[T | None, Errors, Errors]:
+    """One reply judged: (the value, [], its repairs), or (None, its errors, [])."""
+    if reply.refusal is not None:
+        return None, _refusal_errors(reply.refusal), []
+    parse, convert, keys = run.parse, run.convert, run.keys
+    try:
+        parsed = parse(text)
+        # An output the wrapper itself is valid for (`:any`) still gets the inside.
+        unwrapped = _unwrapped(parsed.value, keys, parse, convert)
+        if unwrapped is not None:
+            value, repairs = unwrapped
+            repairs[1:1] = parsed.repairs
+            return value, [], repairs
+        return convert(parsed.value), [], list(parsed.repairs)
+    except ValueError as exc:
+        unwrapped = _unwrapped(_decoded(text), keys, parse, convert)
+        if unwrapped is not None:
+            return unwrapped[0], [], unwrapped[1]
+        return None, _error_list(exc), []
 
 
 # -- the two drivers: all they do is call the callback (and await it, in the async form) --
@@ -518,12 +559,15 @@ def _with_limits(parse: Callable[..., Any], limits: Limits) -> Callable[[str], A
     return lambda text: parse(text, limits=limits)
 
 
+def _refusal_errors(refusal: str) -> Errors:
+    return [("root", f"the model refused to answer: {refusal[:REPLY_LIMIT]}")]
+
+
 def _refused(
-    spec: Spec, turns: list[Turn], turn: Turn, usage: dict[str, int]
+    spec: Spec, turns: list[Turn], usage: dict[str, int], refusal: str
 ) -> NoReturn:
-    refusal = turn.reply.refusal or ""
-    errors = [("root", f"the model refused to answer: {refusal[:REPLY_LIMIT]}")]
-    turns.append(Turn(turn.request, turn.reply, errors, []))
+    """The call ends on a refusal (its turn last in `turns`)."""
+    errors = turns[-1].errors
     failed: Step[None] = Step(
         None, tuple(turns), usage, Failure("the model refused to answer", errors)
     )
@@ -550,7 +594,7 @@ def _decoded(text: str) -> Any:
 
 def _unwrapped(
     value: Any,
-    keys: set[str],
+    keys: frozenset[str],
     parse: Callable[[str], Any],
     convert: Callable[[Any], T],
 ) -> tuple[T, list[tuple[str, str]]] | None:
@@ -589,6 +633,8 @@ def call_json(
     structured: str,
     described: Mapping[str, str] | None,
     limits: Limits | None = None,
+    hooks: Hooks | None = None,
+    budget: Budget | None = None,
 ) -> Step[Any]:
     """A generated client function of a JSON signature: its arguments checked by the input
     validator, then `run_json` with its reply parser and output model."""
@@ -599,6 +645,8 @@ def call_json(
         structured=structured,
         described=described,
         limits=limits,
+        hooks=hooks,
+        budget=budget,
     )
     return _drive(turns, llm, _forms(spec))
 
@@ -612,6 +660,8 @@ async def acall_json(
     structured: str,
     described: Mapping[str, str] | None,
     limits: Limits | None = None,
+    hooks: Hooks | None = None,
+    budget: Budget | None = None,
 ) -> Step[Any]:
     """`call_json`, the async form: the generated `aNAME` function of a JSON signature."""
     turns = _json_call(
@@ -621,6 +671,8 @@ async def acall_json(
         structured=structured,
         described=described,
         limits=limits,
+        hooks=hooks,
+        budget=budget,
     )
     return await _adrive(turns, llm, _forms(spec))
 
@@ -633,6 +685,8 @@ def _json_call(
     structured: str,
     described: Mapping[str, str] | None,
     limits: Limits | None,
+    hooks: Hooks | None,
+    budget: Budget | None,
 ) -> Turns[Any]:
     validators = _generated(spec, "")
     checked = getattr(validators, f"validate_{spec.key}_input")(plain(values))
@@ -646,6 +700,8 @@ def _json_call(
         structured=structured,
         described=described,
         limits=limits,
+        hooks=hooks,
+        budget=budget,
     )
 
 
@@ -656,10 +712,14 @@ def _forms(spec: Spec) -> tuple[str, str]:
 
 
 def call_text(
-    spec: Spec, values: dict[str, Any], llm: Llm, described: Mapping[str, str] | None
+    spec: Spec,
+    values: dict[str, Any],
+    llm: Llm,
+    described: Mapping[str, str] | None,
+    hooks: Hooks | None = None,
 ) -> Step[str]:
     """A generated client function of a text signature: arguments checked, then `run_text`."""
-    return _drive(_text_call(spec, values, described), llm, _forms(spec))
+    return _drive(_text_call(spec, values, described, hooks), llm, _forms(spec))
 
 
 async def acall_text(
@@ -667,16 +727,20 @@ async def acall_text(
     values: dict[str, Any],
     llm: AsyncLlm,
     described: Mapping[str, str] | None,
+    hooks: Hooks | None = None,
 ) -> Step[str]:
     """`call_text`, the async form: the generated `aNAME` function of a text signature."""
-    return await _adrive(_text_call(spec, values, described), llm, _forms(spec))
+    return await _adrive(_text_call(spec, values, described, hooks), llm, _forms(spec))
 
 
 def _text_call(
-    spec: Spec, values: dict[str, Any], described: Mapping[str, str] | None
+    spec: Spec,
+    values: dict[str, Any],
+    described: Mapping[str, str] | None,
+    hooks: Hooks | None,
 ) -> Turns[str]:
     checked = getattr(_generated(spec, ""), f"validate_{spec.key}_input")(plain(values))
-    return text_turns(spec, checked, described)
+    return text_turns(spec, checked, described, hooks)
 
 
 def run_text(
@@ -684,10 +748,12 @@ def run_text(
     values: Mapping[str, Any],
     llm: Llm,
     described: Mapping[str, str] | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[str]:
     """Text mode: one call, the reply as it is, no parsing and no retries (a refusal is
     `RefusalError`)."""
-    return _drive(text_turns(spec, values, described), llm, ("run_text", "arun_text"))
+    turns = text_turns(spec, values, described, hooks)
+    return _drive(turns, llm, ("run_text", "arun_text"))
 
 
 async def arun_text(
@@ -695,22 +761,32 @@ async def arun_text(
     values: Mapping[str, Any],
     llm: AsyncLlm,
     described: Mapping[str, str] | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[str]:
     """`run_text` with an async callback, which it awaits."""
-    turns = text_turns(spec, values, described)
+    turns = text_turns(spec, values, described, hooks)
     return await _adrive(turns, llm, ("run_text", "arun_text"))
 
 
 def text_turns(
-    spec: Spec, values: Mapping[str, Any], described: Mapping[str, str] | None = None
+    spec: Spec,
+    values: Mapping[str, Any],
+    described: Mapping[str, str] | None = None,
+    hooks: Hooks | None = None,
 ) -> Turns[str]:
     """The one turn of a text call, as a generator (`Turns`), as `json_turns`."""
     request = _first_request(spec, values, described or {})
-    reply = read_reply((yield request))
-    turn = Turn(request, reply, [], [])
-    if reply.refusal is not None:
-        _refused(spec, [], turn, dict(reply.tokens))
-    return Step(reply.content or "", (turn,), dict(reply.tokens), None, {})
+    with call_span(hooks, spec.name) as span:
+        started = clock()
+        reply = read_reply((yield request))
+        seconds, usage = clock() - started, dict(reply.tokens)
+        refused = _refusal_errors(reply.refusal) if reply.refusal is not None else []
+        turn = Turn(request, reply, refused, [])
+        report(hooks, span, TurnEvent(spec.name, 1, turn, seconds, usage))
+        finish_span(span, (turn,), usage)
+        if reply.refusal is not None:
+            _refused(spec, [turn], usage, reply.refusal)
+        return Step(reply.content or "", (turn,), usage, None, {})
 
 
 def plain(value: Any) -> Any:
@@ -744,6 +820,16 @@ def chain(*steps: Step[Any], last: Step[T]) -> Step[T]:
         _add_usage(usage, step.usage)
         turns += step.turns
     return Step(last.return_, tuple(turns), usage, None, dict(last.field_descriptions))
+
+
+def remaining(budget: Budget | None, *steps: Step[Any]) -> Budget | None:
+    """What a pipeline's next step may spend: `budget` less the steps' usage so far."""
+    if budget is None:
+        return None
+    usage: dict[str, int] = {}
+    for step in steps:
+        _add_usage(usage, step.usage)
+    return budget.after(usage)
 
 
 def build_request(spec: Spec, values: Mapping[str, Any]) -> Request:
@@ -1135,8 +1221,10 @@ def read_ollama(response: Any) -> dict[str, Any]:
 
 __all__ = [
     "AsyncLlm",
+    "Budget",
     "CallbackError",
     "Failure",
+    "Hooks",
     "JsonEnforcementError",
     "Limits",
     "Llm",
@@ -1146,6 +1234,7 @@ __all__ = [
     "Spec",
     "Step",
     "Turn",
+    "TurnEvent",
     "Turns",
     "anthropic_payload",
     "arun_json",
@@ -1163,6 +1252,7 @@ __all__ = [
     "read_ollama",
     "read_openai",
     "read_reply",
+    "remaining",
     "retry_values",
     "run_json",
     "run_text",

@@ -496,6 +496,7 @@ def _body(view: SigView, asynchronous: bool = False) -> list[str]:
             values,
             ps.code("llm"),
             ps.code("field_descriptions"),
+            ps.code("hooks"),
         )
     else:
         call = ps.call(
@@ -506,6 +507,9 @@ def _body(view: SigView, asynchronous: bool = False) -> list[str]:
             max_turns=ps.code("max_turns"),
             structured=ps.code("structured"),
             described=ps.code("field_descriptions"),
+            limits=ps.code("limits"),
+            budget=ps.code("budget"),
+            hooks=ps.code("hooks"),
         )
     return [*body, _statement("return await " if asynchronous else "return ", call)]
 
@@ -515,8 +519,14 @@ _OPTIONS = {
         "max_turns: int | None = None",
         'structured: Literal["prompt", "tool"] = "prompt"',
         "field_descriptions: Mapping[str, str] | None = None",
+        "limits: Limits | None = None",
+        "budget: Budget | None = None",
+        "hooks: Hooks | None = None",
     ),
-    "text": ("field_descriptions: Mapping[str, str] | None = None",),
+    "text": (
+        "field_descriptions: Mapping[str, str] | None = None",
+        "hooks: Hooks | None = None",
+    ),
 }
 
 
@@ -590,14 +600,17 @@ def _pipeline(
 ) -> str:
     """A pipeline's function, or its async form: each step's function (awaited) in turn."""
     first = p.steps[0]
-    params = [q.line for q in first.params] + [_llm(asynchronous), "max_turns: int | None = None"]
+    json_steps = any(step.mode == "json" for step in p.steps)
+    options = ["max_turns: int | None = None", "budget: Budget | None = None"]
+    params = [q.line for q in first.params] + [_llm(asynchronous)]
+    params += [*(options if json_steps else ()), "hooks: Hooks | None = None"]
     body: list[str] = []
     for i, step in enumerate(p.steps):
         ident = step.async_ident if asynchronous else step.ident
         call_name = ident if step.module == own else f"{aliases.clients[step.module]}.{ident}"
         if i == 0:
             args: list[ps.Node] = []
-            kwargs = {q.kwarg: ps.code(q.kwarg) for q in first.params}
+            kwargs: dict[str, ps.Node] = {q.kwarg: ps.code(q.kwarg) for q in first.params}
             kwargs["llm"] = ps.code("llm")
         else:
             piped = ps.lit({q.name: q.kwarg for q in step.params})
@@ -608,6 +621,10 @@ def _pipeline(
             }
         if step.mode == "json":
             kwargs["max_turns"] = ps.code("max_turns")
+            earlier = [ps.code(f"_step{j}") for j in range(i)]
+            spent = ps.call("_client.remaining", ps.code("budget"), *earlier)
+            kwargs["budget"] = spent if earlier else ps.code("budget")
+        kwargs["hooks"] = ps.code("hooks")
         prefix = f"_step{i} = " + ("await " if asynchronous else "")
         body.append(_statement(prefix, ps.call(call_name, *args, **kwargs)))
     earlier = [ps.code(f"_step{i}") for i in range(len(p.steps) - 1)]
@@ -799,10 +816,14 @@ def _runtime_names(
 ) -> list[str]:
     modes = {v.mode for v in views}
     calls = bool(modes & {"json", "text"}) or bool(pipelines)
+    json_calls = "json" in modes or any(s.mode == "json" for p in pipelines for s in p.steps)
     names = {
         "AsyncLlm": calls,
+        "Budget": json_calls,
+        "Hooks": calls,
         "JsonEnforcementError": True,
         "JsonObject": types or "json" in modes,
+        "Limits": "json" in modes,
         "Llm": calls,
         "Request": "ptc_lisp" in modes,
         "Spec": True,

@@ -20,6 +20,7 @@ SHIPPED = {
     "reply": "_reply",
     "mustache": "_mustache",
     "client": "_client",
+    "observe": "_observe",
     "adapters": "_adapters",
     "transport": "_transport",
 }

@@ -30,7 +30,9 @@ def identifier(name: str) -> str:
 
 
 # Keyword arguments of every client function; a param of the same name gets a trailing `_`.
-RESERVED = frozenset({"llm", "max_turns", "structured", "field_descriptions"})
+RESERVED = frozenset(
+    {"llm", "max_turns", "structured", "field_descriptions", "limits", "budget", "hooks"}
+)
 
 
 def kwarg(name: str) -> str:
@@ -59,8 +61,11 @@ CLIENT_MODULE_NAMES = frozenset(
     {
         "Any",
         "AsyncLlm",
+        "Budget",
+        "Hooks",
         "JsonEnforcementError",
         "JsonObject",
+        "Limits",
         "Literal",
         "Llm",
         "Mapping",

@@ -16,7 +16,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from .. import _client
-from .._client import AsyncLlm, JsonEnforcementError, JsonObject, Llm, Spec, Step
+from .._client import (
+    AsyncLlm,
+    Budget,
+    Hooks,
+    JsonEnforcementError,
+    JsonObject,
+    Limits,
+    Llm,
+    Spec,
+    Step,
+)
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -380,6 +390,9 @@ def agent_step(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_agent.AgentStepOutput]:
     """One step of a recursive agent; never fails on a bad field.
 
@@ -402,6 +415,9 @@ def agent_step(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -412,6 +428,9 @@ async def aagent_step(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_agent.AgentStepOutput]:
     """One step of a recursive agent; never fails on a bad field.
 
@@ -436,6 +455,9 @@ async def aagent_step(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 

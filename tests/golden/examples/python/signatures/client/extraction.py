@@ -16,7 +16,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from .. import _client
-from .._client import AsyncLlm, JsonEnforcementError, JsonObject, Llm, Spec, Step
+from .._client import (
+    AsyncLlm,
+    Budget,
+    Hooks,
+    JsonEnforcementError,
+    JsonObject,
+    Limits,
+    Llm,
+    Spec,
+    Step,
+)
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -356,6 +366,9 @@ def extract_products(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_extraction.ExtractProductsOutput]:
     """Extract the products mentioned in an article.
 
@@ -370,6 +383,9 @@ def extract_products(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -380,6 +396,9 @@ async def aextract_products(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_extraction.ExtractProductsOutput]:
     """Extract the products mentioned in an article.
 
@@ -396,6 +415,9 @@ async def aextract_products(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -708,6 +730,9 @@ def read_invoice(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_extraction.ReadInvoiceOutput]:
     """Read the fields of an invoice.
 
@@ -721,6 +746,9 @@ def read_invoice(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -731,6 +759,9 @@ async def aread_invoice(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_extraction.ReadInvoiceOutput]:
     """Read the fields of an invoice.
 
@@ -746,6 +777,9 @@ async def aread_invoice(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 

@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from .. import _client
 from .._client import (
     AsyncLlm,
+    Budget,
+    Hooks,
     JsonEnforcementError,
     JsonObject,
+    Limits,
     Llm,
     Request,
     Spec,
@@ -278,6 +281,9 @@ def rank_results(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_research.RankResultsOutput]:
     """Rank search results for a query.
 
@@ -291,6 +297,9 @@ def rank_results(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -302,6 +311,9 @@ async def arank_results(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_research.RankResultsOutput]:
     """Rank search results for a query.
 
@@ -317,6 +329,9 @@ async def arank_results(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 

@@ -16,7 +16,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from .. import _client
-from .._client import AsyncLlm, JsonEnforcementError, JsonObject, Llm, Spec, Step
+from .._client import (
+    AsyncLlm,
+    Budget,
+    Hooks,
+    JsonEnforcementError,
+    JsonObject,
+    Limits,
+    Llm,
+    Spec,
+    Step,
+)
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
@@ -249,6 +259,9 @@ def classify(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_sentiment.ClassifyOutput]:
     """Classify the sentiment of a product review.
 
@@ -267,6 +280,9 @@ def classify(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -277,6 +293,9 @@ async def aclassify(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_sentiment.ClassifyOutput]:
     """Classify the sentiment of a product review.
 
@@ -297,6 +316,9 @@ async def aclassify(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -514,6 +536,9 @@ def act_on_sentiment(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_sentiment.ActOnSentimentOutput]:
     """Decide what support should do about a classified review.
 
@@ -529,6 +554,9 @@ def act_on_sentiment(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -540,6 +568,9 @@ async def aact_on_sentiment(
     max_turns: int | None = None,
     structured: Literal["prompt", "tool"] = "prompt",
     field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_sentiment.ActOnSentimentOutput]:
     """Decide what support should do about a classified review.
 
@@ -557,6 +588,9 @@ async def aact_on_sentiment(
         max_turns=max_turns,
         structured=structured,
         described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
     )
 
 
@@ -565,6 +599,8 @@ def triage(
     text: str,
     llm: Llm,
     max_turns: int | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_sentiment.ActOnSentimentOutput]:
     """Classify a review, then decide the follow-up.
 
@@ -573,12 +609,20 @@ def triage(
     Args:
         text: The review text
     """
-    _step0 = classify(text=text, llm=llm, max_turns=max_turns)
+    _step0 = classify(
+        text=text,
+        llm=llm,
+        max_turns=max_turns,
+        budget=budget,
+        hooks=hooks,
+    )
     _step1 = act_on_sentiment(
         **_client.pipe_args(_step0, {"sentiment": "sentiment", "score": "score"}),
         llm=llm,
         field_descriptions=_step0.field_descriptions,
         max_turns=max_turns,
+        budget=_client.remaining(budget, _step0),
+        hooks=hooks,
     )
     return _client.chain(_step0, last=_step1)
 
@@ -588,6 +632,8 @@ async def atriage(
     text: str,
     llm: AsyncLlm,
     max_turns: int | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[_m_sentiment.ActOnSentimentOutput]:
     """Classify a review, then decide the follow-up.
 
@@ -598,12 +644,20 @@ async def atriage(
     Args:
         text: The review text
     """
-    _step0 = await aclassify(text=text, llm=llm, max_turns=max_turns)
+    _step0 = await aclassify(
+        text=text,
+        llm=llm,
+        max_turns=max_turns,
+        budget=budget,
+        hooks=hooks,
+    )
     _step1 = await aact_on_sentiment(
         **_client.pipe_args(_step0, {"sentiment": "sentiment", "score": "score"}),
         llm=llm,
         field_descriptions=_step0.field_descriptions,
         max_turns=max_turns,
+        budget=_client.remaining(budget, _step0),
+        hooks=hooks,
     )
     return _client.chain(_step0, last=_step1)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .. import _client
-from .._client import AsyncLlm, JsonEnforcementError, Llm, Spec, Step
+from .._client import AsyncLlm, Hooks, JsonEnforcementError, Llm, Spec, Step
 
 # summarize: prompts (Mustache templates), output schema, provider fragments.
 
@@ -56,6 +56,7 @@ def summarize(
     focus: Sequence[str] = (),
     llm: Llm,
     field_descriptions: Mapping[str, str] | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[str]:
     """Summarise a document for a given audience.
 
@@ -72,6 +73,7 @@ def summarize(
         },
         llm,
         field_descriptions,
+        hooks,
     )
 
 
@@ -83,6 +85,7 @@ async def asummarize(
     focus: Sequence[str] = (),
     llm: AsyncLlm,
     field_descriptions: Mapping[str, str] | None = None,
+    hooks: Hooks | None = None,
 ) -> Step[str]:
     """Summarise a document for a given audience.
 
@@ -101,6 +104,7 @@ async def asummarize(
         },
         llm,
         field_descriptions,
+        hooks,
     )
 
 
