@@ -34,13 +34,17 @@ GOOD = '{"sentiment": "positive", "score": 0.9}'
 @dataclass
 class Answer:
     """One scripted response: a status and body, extra headers, a delay before it, or a
-    connection reset instead of any response."""
+    connection reset instead of any response. A streamed answer is `pieces` of bytes sent
+    as HTTP/1.1 chunks (`pause` seconds apart; `reset_after`: a reset after that many)."""
 
     body: Any = None
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict[str, str])
     delay: float = 0.0
     reset: bool = False
+    pieces: list[bytes] | None = None
+    pause: float = 0.0
+    reset_after: int | None = None
 
 
 def completion(content: str) -> dict[str, Any]:
@@ -48,6 +52,33 @@ def completion(content: str) -> dict[str, Any]:
         "choices": [{"message": {"role": "assistant", "content": content}}],
         "usage": {"prompt_tokens": 2, "completion_tokens": 3},
     }
+
+
+def reset(handler: BaseHTTPRequestHandler) -> None:
+    """An RST, not a clean close."""
+    linger = struct.pack("ii", 1, 0)
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+    handler.close_connection = True
+
+
+def stream(handler: BaseHTTPRequestHandler, answer: Answer) -> None:
+    """`answer.pieces` as HTTP/1.1 chunks, as they would come from a streaming server."""
+    handler.protocol_version = "HTTP/1.1"
+    handler.send_response(answer.status)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    for sent, piece in enumerate(answer.pieces or []):
+        if sent == answer.reset_after:
+            handler.wfile.flush()
+            reset(handler)
+            return
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        handler.wfile.flush()
+        time.sleep(answer.pause)
+    handler.wfile.write(b"0\r\n\r\n")
+    handler.close_connection = True
 
 
 class Server:
@@ -71,10 +102,11 @@ class Server:
 
             def answer(self, answer: Answer) -> None:
                 time.sleep(answer.delay)
-                if answer.reset:  # an RST, not a clean close
-                    linger = struct.pack("ii", 1, 0)
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
-                    self.close_connection = True
+                if answer.reset:
+                    reset(self)
+                    return
+                if answer.pieces is not None:
+                    stream(self, answer)
                     return
                 body = answer.body
                 data = body.encode() if isinstance(body, str) else json.dumps(body).encode()

@@ -1,30 +1,48 @@
-"""An OpenAI-compatible HTTP callback over the standard library: `OpenAICompatible`, with
-transport retries (`Retry`), a total deadline, a bound on the response's size, same-server
-redirects only, and structured-output negotiation. Standard library only.
+"""An OpenAI-compatible HTTP callback over the standard library: `OpenAICompatible` (sync)
+and `AsyncOpenAICompatible` (asyncio), each also a streaming callback (`.stream`, server-sent
+events), with transport retries (`Retry`), a total deadline, a bound on the response's size,
+same-server redirects only, and structured-output negotiation. Standard library only.
 
 Copied into every generated Python package as `_transport.py`. It sends what the client's
 payload builder makes of a request and reads the answer with the client's reader; the
 call-validate-retry loop (`client.py`) does not know it exists, so a transport failure is
 never a validation turn and a reply is never judged here.
+
+A call is written once, as a plan (`_ChatCompletions._exchange`: a generator of the attempts
+to send and the waits between them); the sync callback carries it out by sending and
+sleeping, the async one by sending in a worker thread and awaiting its waits, and nothing
+else differs. The standard library has no async HTTP client, and a hand-written one (TLS,
+chunked encoding, proxies) is more code to trust than a thread per request in flight.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import logging
 import random
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterator,
+    Mapping,
+)
+from contextlib import closing
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar, cast
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from .client import Request, as_object, openai_payload, read_openai
+from .client import Request, as_array, as_object, openai_payload, read_openai
 from .common import shown
 
 # -- ----------------------------------------------------------
@@ -41,6 +59,11 @@ RESPONSE_FORMS = ("json_schema", "json_object", "prompt")
 _NAMES_THE_FORM = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
 _ERROR_BODY_LIMIT = 4096  # bytes of an error response read: enough to name the problem
 _REDIRECTS = 5  # same-server redirects followed for one request
+_STREAM_READ = (
+    65536  # bytes asked of a stream's socket at once (it gives what has come)
+)
+
+T = TypeVar("T")
 
 
 class LlmHttpError(RuntimeError):
@@ -217,32 +240,37 @@ def _logger() -> Any:
 
 
 @dataclass(frozen=True)
-class OpenAICompatible:
-    """A callback for any Chat Completions endpoint: OpenAI, vLLM, llama.cpp's server,
-    llama-cpp-python, Ollama's /v1, LM Studio, a LiteLLM proxy.
+class _Attempt:
+    """One request to send: its body, the timeout of each of its socket operations, and the
+    clock time (`clock`) by which the call must be over (inf: none)."""
 
-    Non-streaming. Every reply goes to the signature's parser as it came; a reply that is
-    not a valid answer gets the signature's retry prompt as the next turn (`step.turns`
-    holds both). Transport failures are retried as `retry` says; the structured-output form
-    is `response_format`: "auto" sends the compiled `json_schema` and, when this server
-    rejects it, falls back once for this client to `json_object` with the schema, then to
-    the prompt alone (a warning on the `sigspec.client` logger and a note on the turn).
-    `sleep`, `random` and `clock` are for tests.
-    """
+    body: bytes
+    timeout: float
+    until: float
+
+
+# A call as a plan (`_ChatCompletions._exchange`): it yields the attempts to send and the
+# waits (seconds) between them, is sent back what each attempt gave (the result, or the
+# `_Transient` or `LlmHttpError` raised), and returns the result with the notes made. A sync
+# driver sends and sleeps; an async one sends in a worker thread and awaits its sleeps.
+_Plan = Generator[_Attempt | float, Any, tuple[T, list[str]]]
+
+
+@dataclass(frozen=True)
+class _ChatCompletions:
+    """What the sync and the async Chat Completions callbacks share: the options, what the
+    client learnt of its server, the plan of a call, and the blocking HTTP code."""
 
     base_url: str
     model: str
     # Secrets stay out of reprs (logs, tracebacks, debuggers): the key, and headers that may
     # carry one.
     api_key: str | None = field(default=None, repr=False)
-    timeout: float = 120.0  # seconds per attempt, within the retry deadline
+    timeout: float = 120.0  # seconds per socket operation, within the retry deadline
     headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
     retry: Retry = field(default_factory=Retry, kw_only=True)
     response_format: str = field(default="auto", kw_only=True)
     max_response_bytes: int = field(default=16 * 1024 * 1024, kw_only=True)
-    sleep: Callable[[float], None] | None = field(
-        default=None, kw_only=True, repr=False, compare=False
-    )
     random: Callable[[], float] | None = field(
         default=None, kw_only=True, repr=False, compare=False
     )
@@ -266,7 +294,7 @@ class OpenAICompatible:
     def __repr__(self) -> str:
         # The URL as errors show it (a query or user info may carry a key); no secrets.
         return (
-            f"OpenAICompatible(base_url={_public_url(self.base_url)!r},"
+            f"{type(self).__name__}(base_url={_public_url(self.base_url)!r},"
             f" model={self.model!r}, timeout={self.timeout!r}, retry={self.retry!r},"
             f" response_format={self.response_format!r},"
             f" max_response_bytes={self.max_response_bytes!r})"
@@ -279,8 +307,10 @@ class OpenAICompatible:
         pinned = self.response_format
         return pinned if pinned != "auto" else self._learnt.get("form")
 
-    def __call__(self, request: Request) -> dict[str, Any]:
-        payload = openai_payload(request, self.model)
+    # -- the plan of a call: which form, which attempt, which wait -----------------------
+
+    def _exchange(self, payload: dict[str, Any]) -> _Plan[Any]:
+        """The call of `payload`, in the form this client settled on or negotiates."""
         notes: list[str] = []
         started = self._now()
         forms = payload_forms(payload, self.response_format)
@@ -288,11 +318,14 @@ class OpenAICompatible:
         if self.response_format == "auto" and start in forms:
             forms = forms[forms.index(start) :]
         if not forms:
-            return self._answer(self._post(payload, started, notes, None), notes)
+            result = yield from self._attempts(payload, started, notes, None)
+            return result, notes
         for index, form in enumerate(forms):
             then = forms[index + 1] if index + 1 < len(forms) else None
             try:
-                data = self._post(in_form(payload, form), started, notes, form)
+                result = yield from self._attempts(
+                    in_form(payload, form), started, notes, form
+                )
             except LlmHttpError as exc:
                 if then is None or not self._rejected(form, exc):
                     raise
@@ -303,8 +336,36 @@ class OpenAICompatible:
                 )
                 continue
             self._settle(form, forms[0], notes)
-            return self._answer(data, notes)
+            return result, notes
         raise AssertionError("unreachable: the last form answers or raises")
+
+    def _attempts(
+        self,
+        payload: dict[str, Any],
+        started: float,
+        notes: list[str],
+        form: str | None,
+    ) -> Generator[_Attempt | float, Any, Any]:
+        """One request, sent again on a transient failure as `retry` says."""
+        body = json.dumps(payload).encode("utf-8")
+        deadline = self.retry.deadline
+        until = started + deadline if deadline is not None else float("inf")
+        failed = 0
+        while True:
+            left = self._left(started)
+            outcome = yield _Attempt(body, min(self.timeout, left), until)
+            if isinstance(outcome, LlmHttpError):
+                raise outcome from None
+            if not isinstance(outcome, _Transient):
+                return outcome
+            failed += 1
+            error = outcome.error
+            # A rejected form is sent again at once in the next, not retried.
+            if form is not None and self._rejected(form, error):
+                raise error from None
+            wait = self._wait(failed, outcome, started)
+            self._retrying(error, failed, wait, notes)
+            yield wait
 
     def _rejected(self, form: str, exc: LlmHttpError) -> bool:
         if self.response_format != "auto":
@@ -337,32 +398,6 @@ class OpenAICompatible:
     def _now(self) -> float:
 
         return (self.clock or time.monotonic)()
-
-    def _post(
-        self,
-        payload: dict[str, Any],
-        started: float,
-        notes: list[str],
-        form: str | None,
-    ) -> dict[str, Any]:
-        """One request, sent again on a transient failure as `retry` says."""
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        shown_url = _public_url(url)
-        body = json.dumps(payload).encode("utf-8")
-        failed = 0
-        while True:
-            left = self._left(started)
-            try:
-                return self._send(url, body, min(self.timeout, left), shown_url)
-            except _Transient as exc:
-                failed += 1
-                error = exc.error
-                # A rejected form is sent again at once in the next, not retried.
-                if form is not None and self._rejected(form, error):
-                    raise error from None
-                wait = self._wait(failed, exc, started)
-                self._retrying(error, failed, wait, notes)
-                (self.sleep or _sleep)(wait)
 
     def _left(self, started: float) -> float:
         deadline = self.retry.deadline
@@ -403,37 +438,22 @@ class OpenAICompatible:
             wait,
         )
 
-    def _send(
-        self, url: str, body: bytes, timeout: float, shown_url: str
-    ) -> dict[str, Any]:
+    # -- the blocking HTTP code (the async callback runs it in a worker thread) ----------
+
+    def _url(self) -> str:
+
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def _send(self, attempt: _Attempt) -> dict[str, Any]:
         """One HTTP request: the decoded JSON object, `_Transient` for a failure worth
         another attempt, `LlmHttpError` for any other."""
-
-        headers = {"Content-Type": "application/json", **self.headers}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        opener = _opener()
-        for _ in range(_REDIRECTS + 1):
-            message = urllib.request.Request(
-                url, data=body, headers=headers, method="POST"
-            )
-            try:
-                with opener.open(message, timeout=timeout) as response:
-                    data = self._bounded(response, shown_url)
-                break
-            except urllib.error.HTTPError as exc:
-                moved = _followed(url, exc.code, exc.headers.get("Location"))
-                if moved is None:
-                    raise self._http_error(exc, url, shown_url) from None
-                url = moved
-            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-                reason = self._redacted(str(getattr(exc, "reason", exc)))
-                error = LlmHttpError(f"{shown_url}: {reason}")
-                if _transient(exc):
-                    raise _Transient(error, {}) from None
-                raise error from None
-        else:
-            raise LlmHttpError(f"{shown_url}: more than {_REDIRECTS} redirects")
+        shown_url = _public_url(self._url())
+        response = self._open(attempt, "application/json")
+        try:
+            with response:
+                data = self._bounded(response, shown_url)
+        except (OSError, http.client.HTTPException) as exc:
+            raise self._broken(exc, shown_url) from None
         try:
             decoded = json.loads(data)
         except ValueError:
@@ -441,6 +461,36 @@ class OpenAICompatible:
         if not isinstance(decoded, dict):
             raise LlmHttpError(f"{shown_url}: the response is not a JSON object")
         return as_object(decoded)
+
+    def _open(self, attempt: _Attempt, accept: str) -> Any:
+        """The response to one POST of `attempt.body` (the caller closes it), following a
+        307 or 308 to the same server; `_Transient` or `LlmHttpError` when none came."""
+        url = self._url()
+        shown_url = _public_url(url)
+        headers = {"Content-Type": "application/json", "Accept": accept, **self.headers}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        opener = _opener()
+        for _ in range(_REDIRECTS + 1):
+            message = urllib.request.Request(
+                url, data=attempt.body, headers=headers, method="POST"
+            )
+            try:
+                return opener.open(message, timeout=attempt.timeout)
+            except urllib.error.HTTPError as exc:
+                moved = _followed(url, exc.code, exc.headers.get("Location"))
+                if moved is None:
+                    raise self._http_error(exc, url, shown_url) from None
+                url = moved
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                raise self._broken(exc, shown_url) from None
+        raise LlmHttpError(f"{shown_url}: more than {_REDIRECTS} redirects")
+
+    def _broken(self, exc: BaseException, shown_url: str) -> Exception:
+        """A connection that failed: `_Transient` when worth another attempt."""
+        reason = self._redacted(str(getattr(exc, "reason", exc)))
+        error = LlmHttpError(f"{shown_url}: {reason}")
+        return _Transient(error, {}) if _transient(exc) else error
 
     def _http_error(self, exc: Any, url: str, shown_url: str) -> Exception:
 
@@ -490,6 +540,433 @@ class OpenAICompatible:
                 text = text.replace(secret, "[redacted]")
         return text
 
+    # -- streams ---------------------------------------------------------------------------
+
+    def _streamed(self, request: Request) -> dict[str, Any]:
+        payload = openai_payload(request, self.model)
+        payload["stream"] = True
+        payload["stream_options"] = {"include_usage": True}
+        return payload
+
+    def _open_stream(self, attempt: _Attempt) -> _Stream:
+        """One streamed request, read until its first chunk (or its end): a failure up to
+        there is one of the attempt, sent again as any other."""
+        shown_url = _public_url(self._url())
+        response = self._open(attempt, "text/event-stream")
+        events = _Events(self.max_response_bytes, shown_url, self._redacted)
+        stream = _Stream(response, events, attempt.until)
+        try:
+            kind = str(response.headers.get("Content-Type") or "")
+            if kind.split(";", maxsplit=1)[0].strip().lower() == "application/json":
+                raise LlmHttpError(
+                    f"{shown_url}: the server answered without streaming (Content-Type"
+                    f" {kind})"
+                )
+            while not stream.ready and not stream.ended:
+                self._pull(stream)
+        except (OSError, http.client.HTTPException) as exc:
+            stream.close()
+            raise self._broken(exc, shown_url) from None
+        except BaseException:
+            stream.close()
+            raise
+        return stream
+
+    def _pull(self, stream: _Stream) -> None:
+        """Reads what the server sent next into `stream`'s chunks, within the deadline."""
+        if stream.events.failed is not None:
+            raise stream.events.failed
+        left = stream.until - self._now()
+        if left <= 0:
+            raise self._late(stream)
+        _set_timeout(stream.response, min(self.timeout, left))
+        try:
+            data: bytes = stream.response.read1(_STREAM_READ)
+        except TimeoutError:
+            if self.timeout < left:
+                raise
+            raise self._late(stream) from None
+        stream.ready += stream.events.feed(data) if data else stream.events.end()
+        stream.ended = not data or stream.events.done
+
+    def _late(self, stream: _Stream) -> LlmHttpError:
+
+        deadline = self.retry.deadline or 0.0
+        return LlmHttpError(
+            f"{stream.events.url}: the stream went on past the retry deadline of"
+            f" {deadline:g} s"
+        )
+
+    def _cut(self, exc: BaseException, stream: _Stream) -> LlmHttpError:
+        """A stream broken after its first chunk: an error, not sent again (the chunks
+        given cannot be taken back)."""
+        reason = self._redacted(str(getattr(exc, "reason", exc)))
+        return LlmHttpError(
+            f"{stream.events.url}: the stream broke after its first chunk ({reason});"
+            " not sent again"
+        )
+
+
+# repr=False: the base's __repr__, which shows no secret.
+@dataclass(frozen=True, repr=False)
+class OpenAICompatible(_ChatCompletions):
+    """A callback for any Chat Completions endpoint: OpenAI, vLLM, llama.cpp's server,
+    llama-cpp-python, Ollama's /v1, LM Studio, a LiteLLM proxy.
+
+    Calling it sends one request and returns the whole reply; `.stream(request)` is the
+    streaming callback (server-sent events, chunks as they arrive). Every reply goes to the
+    signature's parser as it came; a reply that is not a valid answer gets the signature's
+    retry prompt as the next turn (`step.turns` holds both). Transport failures are retried
+    as `retry` says (a stream only before its first chunk); the structured-output form
+    is `response_format`: "auto" sends the compiled `json_schema` and, when this server
+    rejects it, falls back once for this client to `json_object` with the schema, then to
+    the prompt alone (a warning on the `sigspec.client` logger and a note on the turn).
+    `sleep`, `random` and `clock` are for tests.
+    """
+
+    sleep: Callable[[float], None] | None = field(
+        default=None, kw_only=True, repr=False, compare=False
+    )
+
+    def __call__(self, request: Request) -> dict[str, Any]:
+        payload = openai_payload(request, self.model)
+        data, notes = self._run(self._exchange(payload), self._send)
+        return self._answer(data, notes)
+
+    def stream(self, request: Request) -> Iterator[dict[str, Any]]:
+        """The streaming callback: `"stream": true` with usage, and the chunks of the reply
+        as the server sends them (`content`, `arguments` and `tool`, `refusal`,
+        `reasoning`, `tokens`, and `notes` on the first). Nothing is sent before the first
+        chunk is asked for; a failure after the first chunk raises `LlmHttpError`."""
+        stream, notes = self._run(
+            self._exchange(self._streamed(request)), self._open_stream
+        )
+        with closing(stream):
+            stream.begin(notes)
+            while True:
+                yield from stream.take()
+                if stream.ended:
+                    return
+                try:
+                    self._pull(stream)
+                except (OSError, http.client.HTTPException) as exc:
+                    raise self._cut(exc, stream) from None
+
+    def _run(
+        self, plan: _Plan[T], send: Callable[[_Attempt], T]
+    ) -> tuple[T, list[str]]:
+        """Carries out `plan`: sends its attempts, sleeps its waits."""
+        outcome: Any = None
+        try:
+            while True:
+                step = plan.send(outcome)
+                if isinstance(step, _Attempt):
+                    try:
+                        outcome = send(step)
+                    except (_Transient, LlmHttpError) as exc:
+                        outcome = exc
+                else:
+                    (self.sleep or _sleep)(step)
+                    outcome = None
+        except StopIteration as done:
+            return cast("tuple[T, list[str]]", done.value)
+        finally:
+            plan.close()
+
+
+# repr=False: the base's __repr__, which shows no secret.
+@dataclass(frozen=True, repr=False)
+class AsyncOpenAICompatible(_ChatCompletions):
+    """`OpenAICompatible` as an async callback, for the async forms (`aclassify`): the same
+    options, retries, deadline, bounds and structured-output negotiation (per client).
+
+    It runs under asyncio: each blocking HTTP request or read goes to a worker thread
+    (`asyncio.to_thread`) while the waits between attempts are awaited, so the event loop
+    is never blocked and several calls over one client run at once. Cancelling a call
+    (`asyncio.wait_for`, a task cancelled) stops it: nothing is sent again; a request in
+    flight ends in its thread within `timeout`, and what it opened is closed. `sleep` (an
+    async function), `random` and `clock` are for tests.
+    """
+
+    sleep: Callable[[float], Awaitable[None]] | None = field(
+        default=None, kw_only=True, repr=False, compare=False
+    )
+
+    async def __call__(self, request: Request) -> dict[str, Any]:
+        payload = openai_payload(request, self.model)
+        data, notes = await self._run(self._exchange(payload), self._send)
+        return self._answer(data, notes)
+
+    async def stream(self, request: Request) -> AsyncIterator[dict[str, Any]]:
+        """The async streaming callback: the chunks of `OpenAICompatible.stream`."""
+        plan = self._exchange(self._streamed(request))
+        stream, notes = await self._run(plan, self._open_stream)
+        try:
+            stream.begin(notes)
+            while True:
+                for chunk in stream.take():
+                    yield chunk
+                if stream.ended:
+                    return
+                try:
+                    await _in_thread(partial(self._pull, stream), stream)
+                except asyncio.CancelledError:
+                    stream.abandoned = True  # closed when its thread's read ends
+                    raise
+                except (OSError, http.client.HTTPException) as exc:
+                    raise self._cut(exc, stream) from None
+        finally:
+            if not stream.abandoned:
+                stream.close()
+
+    async def _run(
+        self, plan: _Plan[T], send: Callable[[_Attempt], T]
+    ) -> tuple[T, list[str]]:
+        """Carries out `plan`: sends its attempts in a worker thread, awaits its waits."""
+        outcome: Any = None
+        try:
+            while True:
+                step = plan.send(outcome)
+                if isinstance(step, _Attempt):
+                    try:
+                        outcome = await _in_thread(partial(send, step))
+                    except (_Transient, LlmHttpError) as exc:
+                        outcome = exc
+                else:
+                    await (self.sleep or asyncio.sleep)(step)
+                    outcome = None
+        except StopIteration as done:
+            return cast("tuple[T, list[str]]", done.value)
+        finally:
+            plan.close()
+
+
+async def _in_thread(call: Callable[[], T], owned: object = None) -> T:
+    """`call()` in a worker thread (`asyncio.to_thread`), awaited. A blocking call cannot
+    be interrupted: when the awaiting task is cancelled, the thread runs on to the end of
+    its one call, and then closes what nobody will read: `owned`, or what `call` opened
+    and returned (the close happens in the thread, so it holds when the event loop has
+    gone too)."""
+    lock = threading.Lock()
+    state: dict[str, Any] = {"wanted": True}
+
+    def work() -> T:
+        try:
+            result = call()
+        except BaseException:
+            with lock:
+                if not state["wanted"]:
+                    _close(owned)
+            raise
+        with lock:
+            if not state["wanted"]:
+                _close(owned if owned is not None else result)
+            state["result"] = result
+        return result
+
+    try:
+        return await asyncio.to_thread(work)
+    except asyncio.CancelledError:
+        with lock:
+            state["wanted"] = False
+            if "result" in state:  # the thread was done: it closed nothing
+                _close(owned if owned is not None else state["result"])
+        raise
+
+
+def _close(value: object) -> None:
+    """Closes what a cancelled call's thread opened (a stream); a dict needs nothing."""
+    close = getattr(value, "close", None)
+    if callable(close):
+        close()
+
+
+class _Stream:
+    """An open stream: the response, its events read so far, the chunks not yet given."""
+
+    def __init__(self, response: Any, events: _Events, until: float) -> None:
+        self.response = response
+        self.events = events
+        self.until = until
+        self.ready: list[dict[str, Any]] = []
+        self.ended = False
+        self.abandoned = False  # cancelled mid-read: `_in_thread` closes it
+
+    def begin(self, notes: list[str]) -> None:
+        """The notes of the attempts (retries, fallbacks) go with the first chunk."""
+        if notes:
+            if not self.ready:
+                self.ready.append({})
+            self.ready[0]["notes"] = list(notes)
+
+    def take(self) -> list[dict[str, Any]]:
+        taken, self.ready = self.ready, []
+        return taken
+
+    def close(self) -> None:
+
+        self.response.close()
+
+
+class _Events:
+    """The server-sent events of a Chat Completions stream, fed the bytes as they arrive
+    (split anywhere: inside a line, a UTF-8 character, a field name), giving the chunks of
+    the streaming contract. Pure: no socket, no clock."""
+
+    def __init__(self, limit: int, url: str, redacted: Callable[[str], str]) -> None:
+        self.limit = limit
+        self.url = url
+        self.redacted = redacted
+        self.size = 0
+        self.partial: list[bytes] = []  # the line not yet ended
+        self.data: list[str] = []  # the `data:` lines of the event not yet dispatched
+        self.kind = ""  # the event's `event:` name
+        self.done = False  # `data: [DONE]` came
+        self.finish: str | None = None  # the last `finish_reason`
+        self.said = False  # answer text, arguments or a refusal came
+        self.call: Any = None  # the index of the tool call followed (the first)
+        self.failed: LlmHttpError | None = None  # an error after chunks not yet given
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        if self.failed is not None:
+            raise self.failed
+        self.size += len(data)
+        if self.size > self.limit:
+            raise LlmHttpError(
+                f"{self.url}: the stream is larger than max_response_bytes ({self.limit})"
+            )
+        if b"\n" not in data:
+            self.partial.append(data)
+            return []
+        *lines, rest = b"".join([*self.partial, data]).split(b"\n")
+        self.partial = [rest] if rest else []
+        chunks: list[dict[str, Any]] = []
+        for line in lines:
+            if self.done:
+                break
+            try:
+                chunks += self._line(line[:-1] if line.endswith(b"\r") else line)
+            except LlmHttpError as exc:
+                if not chunks:
+                    raise
+                # The chunks before it are given first; the next read raises it.
+                self.failed = exc
+                break
+        return chunks
+
+    def end(self) -> list[dict[str, Any]]:
+        """The chunks at the end of the stream: a last line without its newline is read,
+        and a stream that ends with neither `[DONE]` nor a `finish_reason` (cut short) is
+        an error."""
+        chunks = self.feed(b"\n\n") if self.partial or self.data else []
+        if not self.done and self.finish is None:
+            raise LlmHttpError(
+                f"{self.url}: the stream ended before its end (no [DONE], no"
+                " finish_reason): the reply may be cut short"
+            )
+        return chunks if self.done else chunks + self._last()
+
+    def _line(self, raw: bytes) -> list[dict[str, Any]]:
+        text = raw.decode("utf-8", "replace")
+        if not text:
+            return self._dispatch()
+        if text.startswith(":"):  # a comment (a keep-alive)
+            return []
+        name, _, value = text.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            self.data.append(value)
+        elif name == "event":
+            self.kind = value
+        return []
+
+    def _dispatch(self) -> list[dict[str, Any]]:
+        data, kind = "\n".join(self.data), self.kind
+        self.data, self.kind = [], ""
+        if not data:
+            return []
+        if data.strip() == "[DONE]":
+            self.done = True
+            return self._last()
+        try:
+            event = json.loads(data)
+        except ValueError:
+            raise LlmHttpError(f"{self.url}: a stream event is not JSON") from None
+        if not isinstance(event, dict):
+            raise LlmHttpError(f"{self.url}: a stream event is not a JSON object")
+        fields = as_object(event)
+        if kind == "error" or fields.get("error") is not None:
+            said = self.redacted(json.dumps(fields.get("error", fields)))
+            raise LlmHttpError(f"{self.url}: the stream reports an error: {said[:500]}")
+        return self._chunks(fields)
+
+    def _chunks(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """The chunk of one event: its delta's pieces and its usage."""
+        choices = as_array(event.get("choices"))
+        choice = as_object(choices[0] if choices else None)
+        delta = as_object(choice.get("delta"))
+        chunk: dict[str, Any] = {}
+        pieces = {
+            "content": _piece(delta.get("content")),
+            "refusal": _piece(delta.get("refusal")),
+            "reasoning": _piece(
+                delta.get("reasoning_content") or delta.get("reasoning")
+            ),
+        }
+        for call in map(as_object, as_array(delta.get("tool_calls"))):
+            index = call.get("index", 0)
+            self.call = index if self.call is None else self.call
+            function = as_object(call.get("function"))
+            if index == self.call and isinstance(function.get("name"), str):
+                chunk["tool"] = function["name"]
+            if index == self.call:
+                pieces["arguments"] = (pieces.get("arguments") or "") + (
+                    _piece(function.get("arguments")) or ""
+                )
+        chunk.update((key, text) for key, text in pieces.items() if text)
+        self.said = self.said or any(
+            key in chunk for key in ("content", "refusal", "arguments")
+        )
+        finish = choice.get("finish_reason")
+        self.finish = finish if isinstance(finish, str) else self.finish
+        usage = as_object(event.get("usage"))
+        counts = {
+            "input": usage.get("prompt_tokens"),
+            "output": usage.get("completion_tokens"),
+        }
+        tokens = {key: n for key, n in counts.items() if type(n) is int}
+        if tokens:
+            chunk["tokens"] = tokens
+        return [chunk] if chunk else []
+
+    def _last(self) -> list[dict[str, Any]]:
+        """A reply the content filter stopped before any answer is a refusal (as
+        `read_openai` reads it)."""
+        if self.finish == "content_filter" and not self.said:
+            refusal = (
+                'the content filter stopped the reply (finish_reason "content_filter")'
+            )
+            return [{"refusal": refusal}]
+        return []
+
+
+def _piece(value: Any) -> str | None:
+    """A delta's text: a string, or the text parts of a list (as some servers send)."""
+    if isinstance(value, list):
+        parts = [as_object(part).get("text") for part in as_array(value)]
+        return "".join(p for p in parts if isinstance(p, str)) or None
+    return str.__str__(value) if isinstance(value, str) and value else None
+
+
+def _set_timeout(response: Any, seconds: float) -> None:
+    """The timeout of the next read of `response`'s socket (http.client keeps it as
+    `fp.raw._sock`), so that a stream's deadline holds however slowly it trickles; a
+    response without one keeps the timeout it was opened with."""
+    raw = getattr(getattr(response, "fp", None), "raw", None)
+    settimeout = getattr(getattr(raw, "_sock", None), "settimeout", None)
+    if callable(settimeout):
+        settimeout(max(seconds, 0.001))
+
 
 class _Transient(Exception):
     """A failure worth another attempt: the error to raise if none is left, and the
@@ -535,6 +1012,7 @@ def _public_url(url: str) -> str:
 
 
 __all__ = [
+    "AsyncOpenAICompatible",
     "LlmHttpError",
     "OpenAICompatible",
     "Retry",
