@@ -27,7 +27,7 @@ RUNTIME = ROOT / "src" / "sigspec" / "runtime"
 def is_runtime_copy(path: str) -> bool:
     folder, _, name = path.rpartition("/")
     if folder == "typescript":
-        return name == "_runtime.ts"
+        return name in ("_runtime.ts", "_providers.ts")
     return folder == "python/signatures" and name.startswith("_") and not name.startswith("__")
 
 
