@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
-from sigspec.runtime import client
+from sigspec.runtime import client, transport
 from test_shared_cases import compile_typescript
 
 NODE = ROOT / "tests" / "node"
@@ -409,6 +409,90 @@ def test_gemini_forces_the_tool_in_mode_any(js: Path) -> None:
     # The compiled array schema, wrapped under `items` as every forced tool's is.
     assert declaration["parametersJsonSchema"]["required"] == ["items"]
     assert "generationConfig" not in payload
+
+
+NOW = 1_700_000_000.0  # a Unix time, for Retry-After dates
+DECISIONS: list[tuple[str, list[Any]]] = [
+    *[
+        ("retryAfter", [headers, NOW * 1000])
+        for headers in [
+            {"Retry-After": "2"},
+            {"retry-after": " 1.5 "},
+            {"Retry-After-Ms": "250", "Retry-After": "9"},
+            {"Retry-After": "Tue, 14 Nov 2023 22:13:30 GMT"},  # NOW + 10 s
+            {"Retry-After": "Tue, 14 Nov 2023 22:13:00 GMT"},  # in the past: 0
+            {"Retry-After": "soon"},
+            {"Retry-After": ""},
+            {},
+        ]
+    ],
+    *[
+        ("rejectsForm", [form, status, body, answered])
+        for form, status, body, answered in [
+            ("json_schema", 400, "", False),
+            ("json_schema", 422, "", False),
+            ("json_object", 500, "unknown field response_format", False),
+            ("json_schema", 500, "overloaded", False),
+            ("json_schema", 400, "", True),
+            ("prompt", 400, "", False),
+            ("json_schema", None, "", False),
+            ("json_schema", 429, "json_schema", False),
+        ]
+    ],
+    *[
+        ("payloadForms", [payload, pinned])
+        for payload in [
+            {"response_format": SCHEMA_FORM},
+            {"response_format": {"type": "json_object"}},
+            {"response_format": {"type": "text"}},
+            {},
+        ]
+        for pinned in ["auto", "json_object"]
+    ],
+    *[
+        ("inForm", [payload, form])
+        for payload in [{"model": "m", "response_format": SCHEMA_FORM}, {"model": "m"}]
+        for form in ["json_schema", "json_object", "prompt"]
+    ],
+]
+DECIDE: dict[str, Callable[..., Any]] = {
+    "retryAfter": lambda headers, now: _ms(transport.retry_after(headers, now / 1000)),
+    "rejectsForm": transport.rejects_form,
+    "payloadForms": lambda payload, pinned: list(transport.payload_forms(payload, pinned)),
+    "inForm": transport.in_form,
+}
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 6)
+
+
+def test_the_transports_decisions_are_pythons(js: Path) -> None:
+    rows = [{"fn": fn, "args": args} for fn, args in DECISIONS]
+    results = drive(js, {"table": rows})
+    for (fn, args), result in zip(DECISIONS, results, strict=True):
+        try:
+            expected: Any = {"value": DECIDE[fn](*args)}
+        except ValueError:
+            expected = {"error": "RangeError"}
+        assert result == expected, (fn, args)
+    wait = transport.Retry(attempts=4, base=1.0, cap=30.0).wait
+    retry = {"attempts": 4, "baseMs": 1000, "capMs": 30000}
+    waits = [(1, None, 0.5), (3, None, 0.25), (9, None, 1.0), (1, 2.0, 0.9), (1, 31.0, 0.0)]
+    rows = [
+        {"fn": "retryWait", "args": [retry, n, None if asked is None else asked * 1000, draw]}
+        for n, asked, draw in waits
+    ]
+    expected = [{"value": _ms(wait(n, asked, draw))} for n, asked, draw in waits]
+    assert drive(js, {"table": rows}) == expected
+    assert expected[0] == {"value": 500} and expected[-1] == {"value": None}
+    # Where Python's retry_after fails (KeyError) or drops a readable Retry-After: an
+    # unreadable retry-after-ms is passed over for Retry-After.
+    unreadable = [
+        {"fn": "retryAfter", "args": [{"retry-after-ms": "x", "retry-after": "3"}, 0]},
+        {"fn": "retryAfter", "args": [{"retry-after-ms": "x"}, 0]},
+    ]
+    assert drive(js, {"table": unreadable}) == [{"value": 3000}, {"value": None}]
 
 
 def test_content_neither_text_nor_parts_is_a_callback_error(js: Path) -> None:

@@ -605,12 +605,15 @@ export function retryWait(
 /** The wait a response asks for, in milliseconds: `retry-after-ms`, `Retry-After` as seconds
  * or as an HTTP date (against `nowMs`, a Unix time); null when it asks nothing readable. */
 export function retryAfter(
-  header: (name: string) => string | null,
+  headers: Record<string, string>,
   nowMs: number,
 ): number | null {
-  const ms = header("retry-after-ms")?.trim();
+  const fields = new Map(
+    Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v.trim()]),
+  );
+  const ms = fields.get("retry-after-ms");
   if (ms !== undefined && DECIMAL.test(ms)) return Number(ms);
-  const given = header("retry-after")?.trim();
+  const given = fields.get("retry-after");
   if (given === undefined || given === "") return null;
   if (DECIMAL.test(given)) return Number(given) * 1000;
   const when = Date.parse(given);
@@ -1044,8 +1047,12 @@ class Transport {
       { status, body: detail },
     );
     if (!retried(status)) return error;
-    const header = (name: string): string | null => response.headers.get(name);
-    return new Transient(error, retryAfter(header, Date.now()));
+    const asked: Record<string, string> = {};
+    for (const name of ["retry-after", "retry-after-ms"]) {
+      const value = response.headers.get(name);
+      if (value !== null) asked[name] = value;
+    }
+    return new Transient(error, retryAfter(asked, Date.now()));
   }
 
   /** `text` (a server's error body, which may echo the request) without the secrets. */
