@@ -748,8 +748,10 @@ export interface OpenAICompatibleOptions {
    * chunk); null: no bound but `retry.attempts`. */
   deadlineMs?: number | null | undefined;
   maxResponseBytes?: number | undefined;
-  /** "auto" sends the compiled `json_schema` and, when the server rejects it, falls back once
-   * for this client to `json_object` with the schema, then to the prompt alone. */
+  /** "auto": a JSON request carrying the compiled openai fragment (`fragments`) goes as its
+   * `json_schema` and, when the server rejects that, once for this client as `json_object`
+   * with the schema, then with the prompt alone; one without it (the generated TypeScript
+   * clients' requests carry none) as `json_object`, then the prompt alone. A form pins one. */
   responseFormat?: ResponseForm | "auto" | undefined;
   /** For tests: how to wait, and the jitter's random draw in [0, 1). */
   sleep?: ((ms: number) => Promise<void>) | undefined;
@@ -1399,57 +1401,67 @@ async function openStream(
   return open;
 }
 
+/** The stream's events as JSON objects, up to `[DONE]` or the end of the body; the reader is
+ * let go however the caller stops. */
+async function* streamEvents(
+  transport: Transport,
+  open: OpenStream,
+): AsyncGenerator<JsonObject> {
+  try {
+    for (;;) {
+      for (const data of open.pending) {
+        if (data.trim() === "[DONE]") return;
+        yield streamEvent(transport, data);
+      }
+      open.pending = [];
+      let value: Uint8Array | null;
+      try {
+        value = await readSome(transport, open);
+      } catch (e) {
+        // Past the first chunk nothing is sent again: the error ends the stream.
+        throw e instanceof Transient ? e.error : e;
+      }
+      const text = value
+        ? open.decoder.decode(value, { stream: true })
+        : open.decoder.decode();
+      open.pending = open.events.feed(text, value === null);
+      if (value === null && open.pending.length === 0) return;
+    }
+  } finally {
+    await open.reader.cancel().catch(() => undefined);
+  }
+}
+
+/** One event's data as a JSON object; an error event (`{"error": ...}`) ends the stream. */
+function streamEvent(transport: Transport, data: string): JsonObject {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    throw new LlmHttpError(`${transport.shownUrl}: a stream event is not JSON`);
+  }
+  const error = asObject(event)["error"];
+  if (error !== undefined && error !== null) {
+    const said = transport.redacted(JSON.stringify(error)).slice(0, 500);
+    throw new LlmHttpError(`${transport.shownUrl}: the stream failed: ${said}`);
+  }
+  return asObject(event);
+}
+
 async function* readStream(
   transport: Transport,
   open: OpenStream,
 ): AsyncGenerator<Chunk> {
   let answered = false;
   let filtered = false;
-  let ended = false;
-  for (;;) {
-    for (const data of open.pending) {
-      if (data.trim() === "[DONE]") {
-        ended = true;
-        break;
-      }
-      let event: unknown;
-      try {
-        event = JSON.parse(data);
-      } catch {
-        throw new LlmHttpError(
-          `${transport.shownUrl}: a stream event is not JSON`,
-        );
-      }
-      const error = asObject(event)["error"];
-      if (error !== undefined && error !== null) {
-        const said = transport.redacted(JSON.stringify(error)).slice(0, 500);
-        throw new LlmHttpError(
-          `${transport.shownUrl}: the stream failed: ${said}`,
-        );
-      }
-      const [chunk, stopped] = eventChunk(asObject(event));
-      filtered ||= stopped;
-      if (chunk === null) continue;
-      if (typeof chunk !== "string" && (chunk.content || chunk.arguments))
-        answered = true;
-      yield chunk;
-    }
-    open.pending = [];
-    if (ended) break;
-    let value: Uint8Array | null;
-    try {
-      value = await readSome(transport, open);
-    } catch (e) {
-      // Past the first chunk nothing is sent again: the error ends the stream.
-      throw e instanceof Transient ? e.error : e;
-    }
-    const text = value
-      ? open.decoder.decode(value, { stream: true })
-      : open.decoder.decode();
-    open.pending = open.events.feed(text, value === null);
-    if (value === null && open.pending.length === 0) break;
+  for await (const event of streamEvents(transport, open)) {
+    const [chunk, stopped] = eventChunk(event);
+    filtered ||= stopped;
+    if (chunk === null) continue;
+    if (typeof chunk !== "string" && (chunk.content || chunk.arguments))
+      answered = true;
+    yield chunk;
   }
-  if (ended) await open.reader.cancel().catch(() => undefined);
   if (filtered && !answered)
     yield {
       refusal:
