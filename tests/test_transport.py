@@ -295,6 +295,11 @@ def test_the_retry_policy_in_numbers() -> None:
     assert transport.retry_after({"Retry-After": formatdate(now - 30, usegmt=True)}, now) == 0
     assert transport.retry_after({"retry-after-ms": "250", "Retry-After": "9"}, now) == 0.25
     assert transport.retry_after({"Retry-After": "soon"}, now) is None
+    # An unreadable header is skipped, not an error: the other one still counts.
+    assert transport.retry_after({"retry-after-ms": "soon"}, now) is None
+    assert transport.retry_after({"retry-after-ms": "x", "Retry-After": "9"}, now) == 9
+    assert transport.retry_after({"Retry-After": "nan"}, now) is None
+    assert transport.retry_after({"Retry-After": "-5"}, now) is None
     assert transport.retry_after({}, now) is None
     for wrong in ({"attempts": 0}, {"base": -1}, {"deadline": 0}):
         with pytest.raises(ValueError, match="Retry"):

@@ -119,22 +119,31 @@ class Retry:
 def retry_after(headers: Mapping[str, str], now: float) -> float | None:
     """The wait a response asks for, in seconds: `retry-after-ms` (OpenAI's), `Retry-After`
     as seconds or as an HTTP date (against `now`, a Unix time); None when it asks nothing
-    readable."""
+    readable. A header that does not read is skipped, not an error."""
     fields = {k.lower(): v.strip() for k, v in headers.items()}
+    milliseconds = _number(fields.get("retry-after-ms"))
+    if milliseconds is not None:
+        return milliseconds / 1000
+    given = fields.get("retry-after")
+    if given is None:
+        return None
+    seconds = _number(given)
+    if seconds is not None:
+        return seconds
     try:
-        if "retry-after-ms" in fields:
-            return float(fields["retry-after-ms"]) / 1000
-        if "retry-after" not in fields:
-            return None
-        return float(fields["retry-after"])
-    except ValueError:
-        pass
-
-    try:
-        when = parsedate_to_datetime(fields["retry-after"])
+        when = parsedate_to_datetime(given)
     except (TypeError, ValueError, IndexError):
         return None
     return max(when.timestamp() - now, 0.0)
+
+
+def _number(text: str | None) -> float | None:
+    """A non-negative finite number of a header, or None."""
+    try:
+        value = float(text) if text is not None else None
+    except ValueError:
+        return None
+    return value if value is not None and 0 <= value < float("inf") else None
 
 
 def rejects_form(form: str, status: int | None, body: str, answered: bool) -> bool:
