@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -199,7 +199,7 @@ STREAMS: dict[str, Callable[[Json], Streamed]] = {
 def joined(chunks: list[Any]) -> Json:
     """The chunks of one turn joined as the stream driver does (the streaming contract)."""
     texts: dict[str, list[str]] = {"content": [], "arguments": [], "refusal": [], "reasoning": []}
-    tool, tokens = None, {}
+    tool, tokens = None, dict[str, int]()
     for chunk in chunks:
         if isinstance(chunk, str):
             chunk = {"content": chunk}  # noqa: PLW2901 (a string is the content's piece)
@@ -283,7 +283,7 @@ def plain_call(
     seen: list[tuple[Json, Json]] = []
 
     def llm(request: Json) -> Json:
-        read = adapter(request)
+        read: Json = adapter(request)
         seen.append((copy.deepcopy(request), read))
         return read
 
@@ -558,3 +558,55 @@ def test_extra_arguments_reach_the_streaming_call(
 def test_the_streaming_adapters_are_exported(pkg: dict[str, ModuleType]) -> None:
     names = {p.adapter.replace("_llm", "_stream") for p in PROVIDERS}
     assert names | {"a" + n for n in names} <= set(pkg["_adapters"].__all__)
+
+
+def test_any_object_with_the_sdk_s_method_streams(pkg: dict[str, ModuleType], form: Form) -> None:
+    """A proxy or a test double works too: its method returns the events as dicts (an
+    iterator, or for the async form an awaitable of an async iterator), and the adapter
+    closes what it returned once read."""
+    reply = answer(BY_NAME["openai"], "content", pkg)
+    events = [json.loads(e[len("data: ") :]) for e in openai_events(reply).events[:-1]]
+    seen: list[Json] = []
+    closed: list[bool] = []
+
+    class Events:
+        def __init__(self) -> None:
+            self.left = iter(events)
+
+        def __iter__(self) -> Events:
+            return self
+
+        def __next__(self) -> Json:
+            return next(self.left)
+
+        def __aiter__(self) -> Events:
+            return self
+
+        async def __anext__(self) -> Json:
+            try:
+                return next(self.left)
+            except StopIteration:
+                raise StopAsyncIteration from None
+
+        def close(self) -> None:
+            closed.append(True)
+
+        async def aclose(self) -> None:
+            closed.append(True)
+
+    def create(**arguments: Any) -> Events:
+        seen.append(arguments)
+        return Events()
+
+    async def acreate(**arguments: Any) -> Events:
+        await asyncio.sleep(0)
+        return create(**arguments)
+
+    method = create if form.name == "sync" else acreate
+    client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=method)))
+    made = getattr(pkg["_adapters"], "openai_stream" if form.name == "sync" else "aopenai_stream")
+    chunks = form.chunks(made(client, "m", seed=1), request_of(pkg))
+    assert "".join(c.get("content", "") for c in chunks) == json.dumps(CASES[0].answer)
+    assert chunks[-1] == {"tokens": {"input": 11, "output": 7}} and closed == [True]
+    [arguments] = seen
+    assert arguments["seed"] == 1 and arguments["stream"] is True
