@@ -2,6 +2,12 @@
 JSON body) and answers each with a canned valid response of the API the path belongs to, so an
 official SDK sends exactly what it would send to the provider and reads a reply it accepts.
 
+A scripted reply may be `Streamed`: the events of a streamed response in the API's wire format
+(OpenAI's and Gemini's SSE, Anthropic's named SSE events, Ollama's NDJSON: `sse`, `ndjson`),
+each written and flushed in turn; with `hold`, the server then keeps the connection open until
+the client closes it, and reports in `Recorder.disconnects` whether it did (a stream left open
+is a leaked connection).
+
 Nothing leaves the machine: the server binds the loopback address on a free port, serves from
 a daemon thread and stops when its `with` block ends.
 """
@@ -9,7 +15,11 @@ a daemon thread and stops when its `with` block ends.
 from __future__ import annotations
 
 import json
+import queue
+import select
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -78,6 +88,33 @@ def canned(path: str) -> dict[str, Any] | None:
     return None
 
 
+@dataclass(frozen=True)
+class Streamed:
+    """A streamed response: its events, already in the wire format, sent one by one."""
+
+    content_type: str
+    events: tuple[str, ...]
+    hold: bool = False  # then wait for the client to close the connection
+
+
+def sse(events: list[Any], named: bool = False, done: bool = False) -> Streamed:
+    """Server-sent events of JSON data (`event: <type>` lines too when `named`, as
+    Anthropic's; a final `data: [DONE]` when `done`, as OpenAI's)."""
+    lines = [
+        (f"event: {event['type']}\n" if named else "") + f"data: {json.dumps(event)}\n\n"
+        for event in events
+    ]
+    return Streamed("text/event-stream", (*lines, *(["data: [DONE]\n\n"] if done else [])))
+
+
+def ndjson(events: list[Any]) -> Streamed:
+    """Newline-delimited JSON, as Ollama streams."""
+    return Streamed("application/x-ndjson", tuple(json.dumps(e) + "\n" for e in events))
+
+
+HOLD_SECONDS = 10  # how long a held stream waits for the client to close it
+
+
 @dataclass
 class Recorded:
     method: str
@@ -91,11 +128,45 @@ class Recorder:
     requests: list[Recorded] = field(default_factory=list)
     # Scripted response bodies, sent in turn (then the canned ones): a test's model replies.
     script: list[Any] = field(default_factory=list)
+    # For each held stream: True when the client closed the connection, False when it did not.
+    disconnects: queue.Queue[bool] = field(default_factory=queue.Queue)
 
     def take(self) -> Recorded:
         """The one request sent since the last take."""
         assert len(self.requests) == 1, [r.path for r in self.requests]
         return self.requests.pop()
+
+
+def _stream(handler: BaseHTTPRequestHandler, streamed: Streamed, recorder: Recorder) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", streamed.content_type)
+    handler.send_header("Cache-Control", "no-cache")
+    handler.end_headers()  # no length: the body ends when the connection closes
+    try:
+        for event in streamed.events:
+            handler.wfile.write(event.encode())
+            handler.wfile.flush()
+    except OSError:  # the client closed the connection (a reset, a broken pipe)
+        closed = True
+    else:
+        closed = streamed.hold and _closed_by_client(handler.connection)
+    if streamed.hold:
+        recorder.disconnects.put(closed)
+
+
+def _closed_by_client(connection: socket.socket) -> bool:
+    """Whether the client closes the connection (an end of file to read) before
+    HOLD_SECONDS pass."""
+    deadline = time.monotonic() + HOLD_SECONDS
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([connection], [], [], 0.05)
+        if readable:
+            try:
+                if not connection.recv(4096):
+                    return True
+            except OSError:
+                return True
+    return False
 
 
 def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
@@ -106,6 +177,9 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
             body = json.loads(raw) if raw else None
             recorder.requests.append(Recorded("POST", self.path, body))
             scripted = recorder.script.pop(0) if recorder.script else None
+            if isinstance(scripted, Streamed):
+                _stream(self, scripted, recorder)
+                return
             answer = scripted if scripted is not None else canned(self.path.split("?")[0])
             data = json.dumps(answer if answer is not None else {"error": "unknown"}).encode()
             self.send_response(200 if answer is not None else 404)
