@@ -27,7 +27,7 @@ RUNTIME = ROOT / "src" / "sigspec" / "runtime"
 def is_runtime_copy(path: str) -> bool:
     folder, _, name = path.rpartition("/")
     if folder == "typescript":
-        return name == "_runtime.ts"
+        return name in ("_runtime.ts", "_stream.ts")
     return folder == "python/signatures" and name.startswith("_") and not name.startswith("__")
 
 
@@ -55,6 +55,8 @@ def test_shipped_runtimes_are_their_source(examples_output: Path) -> None:
     header, _, body = ts.partition("\n")
     assert "DO NOT EDIT" in header
     assert body == (RUNTIME / "runtime.ts").read_text(encoding="utf-8")
+    stream = (out / "typescript" / "_stream.ts").read_text(encoding="utf-8")
+    assert stream == header + "\n" + (RUNTIME / "stream.ts").read_text(encoding="utf-8")
     python = [p for p in copies if p.endswith(".py")]
     sources = {p.name: p.read_text(encoding="utf-8") for p in RUNTIME.glob("*.py")}
     sources.pop("__init__.py")

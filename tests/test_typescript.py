@@ -178,5 +178,6 @@ def test_examples_compile_to_typescript_only(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     files = sorted(p.name for p in (tmp_path / "out" / "typescript").iterdir())
-    assert files == sorted(["_runtime.ts", *(f"{p.stem}.ts" for p in EXAMPLES.glob("*.sig"))])
+    expected = ["_runtime.ts", "_stream.ts", *(f"{p.stem}.ts" for p in EXAMPLES.glob("*.sig"))]
+    assert files == sorted(expected)
     compile_typescript(tmp_path / "out")
