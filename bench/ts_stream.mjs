@@ -1,6 +1,7 @@
 // The TypeScript partial reader (issue 25): a 10 KB reply fed in 4-character chunks against
 // the same reply fed at once, and against re-reading the whole buffer on every chunk (what
-// re-parsing partial JSON on each chunk costs). Medians of ROUNDS runs, in milliseconds.
+// re-parsing partial JSON on each chunk costs). Milliseconds, medians of ROUNDS rounds; the
+// ratio is the median of each round's chunked/whole.
 //
 //   npm ci --prefix tests/node && node bench/ts_stream.mjs
 //
@@ -61,18 +62,29 @@ function chunks(text) {
   return out;
 }
 
-/** The median time of one run of `fn`, each sample timing `reps` runs (sub-millisecond
- * runs alone are mostly timer noise). */
-function median(fn, rounds = ROUNDS, reps = 20, warm = 3) {
-  for (let r = 0; r < warm; r++) fn(); // warm up the JIT
-  const samples = [];
-  for (let r = 0; r < rounds; r++) {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < reps; i++) fn();
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6 / reps);
+/** The time of one run of `fn`, over `reps` runs (sub-millisecond runs alone are mostly
+ * timer noise). */
+function timed(fn, reps = 20) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < reps; i++) fn();
+  return Number(process.hrtime.bigint() - start) / 1e6 / reps;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Medians of `whole`, `chunked` and of their ratio, the two timed in turn in each round
+ * (so that a busy moment of a shared machine falls on both). */
+function paired(whole, chunked) {
+  for (let r = 0; r < 3; r++) whole(), chunked(); // warm up the JIT
+  const a = [];
+  const b = [];
+  const ratios = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    a.push(timed(whole));
+    b.push(timed(chunked));
+    ratios.push(b[r] / a[r]);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return [median(a), median(b), median(ratios)];
 }
 
 const { PartialReader } = await load();
@@ -81,21 +93,23 @@ console.log("|---|---|---:|---:|---:|---:|---:|");
 for (const [name, text] of Object.entries(replies())) {
   const pieces = chunks(text);
   for (const strings of ["complete", "growing"]) {
-    const whole = median(() => new PartialReader({ strings }).feed(text));
-    const chunked = median(() => {
-      const reader = new PartialReader({ strings });
-      for (const piece of pieces) reader.feed(piece);
-    });
-    const reread = median(() => {
+    const [whole, chunked, ratio] = paired(
+      () => new PartialReader({ strings }).feed(text),
+      () => {
+        const reader = new PartialReader({ strings });
+        for (const piece of pieces) reader.feed(piece);
+      },
+    );
+    const reread = timed(() => {
       let buffer = "";
       for (const piece of pieces) {
         buffer += piece;
         new PartialReader({ strings }).feed(buffer);
       }
-    }, 1, 1, 0); // quadratic: one run says enough
+    }, 1); // quadratic: one run says enough
     const f = (ms) => ms.toFixed(3);
     console.log(
-      `| ${name} | ${strings} | ${f(whole)} | ${f(chunked)} | ${(chunked / whole).toFixed(2)} | ${f(reread)} | ${(reread / whole).toFixed(0)} |`,
+      `| ${name} | ${strings} | ${f(whole)} | ${f(chunked)} | ${ratio.toFixed(2)} | ${f(reread)} | ${(reread / whole).toFixed(0)} |`,
     );
   }
 }
