@@ -150,6 +150,25 @@ out["listTool"] = await collect(
   ),
 );
 
+// A chunk that is no chunk, a callback returning no iterable: CallbackError, as the plain
+// call's callback errors.
+const bad = async (llm: StreamLlm): Promise<string> =>
+  rateStream({ text: "t" }, llm).result().then(
+    () => "resolved",
+    (e: unknown) => (e as Error).name,
+  );
+out["badChunk"] = await bad(() => ["{", 5 as unknown as Chunk]);
+out["notIterable"] = await bad(() => 5 as unknown as Chunk[]);
+
+// Leaving the loop early, then result(): the call goes on from where the partials stopped.
+const early = rateStream({ text: "t" }, scripted([pieces(GOOD, 5)]));
+const firstSeen: unknown[] = [];
+for await (const partial of early) {
+  firstSeen.push(partial);
+  if (firstSeen.length === 2) break;
+}
+out["early"] = [firstSeen, (await early.result()).return];
+
 // result() alone runs the whole call.
 out["resultOnly"] = (await rateStream({ text: "t" }, scripted([[GOOD]])).result()).return;
 
@@ -286,6 +305,12 @@ def test_list_outputs_show_complete_valid_items(results: dict[str, Any]) -> None
         assert len(results[case]["partials"]) == 3 * results[case]["turns"]
 
 
+def test_callback_errors_and_leaving_early(results: dict[str, Any]) -> None:
+    assert results["badChunk"] == "CallbackError"
+    assert results["notIterable"] == "CallbackError"
+    assert results["early"] == [[{}, {"mood": "happy"}], FINAL]
+
+
 def test_result_alone_types_and_the_reader(results: dict[str, Any]) -> None:
     assert results["resultOnly"] == FINAL
     assert results["types"] == [{"mood": "happy"}, [{"name": "a", "age": 1}]]
@@ -299,7 +324,9 @@ def test_the_generated_names_stay_clear(tmp_path: Path) -> None:
         "type RatePartial = {x :int}\n"
         "signature rate(t :string) -> {p RatePartial}\n"
         "signature rate_stream(t :string) -> {n :int}\n"
-        "@output(text)\nsignature say(t :string) -> :string\n",
+        "@output(text)\nsignature say(t :string) -> :string\n"
+        "signature maybe(t :string) -> RatePartial?\n"
+        "signature count(t :string) -> :int\n",
         "utf-8",
     )
     result = run_cli("compile", "n.sig", "-o", "out", "--target", "typescript", cwd=tmp_path)
@@ -308,6 +335,9 @@ def test_the_generated_names_stay_clear(tmp_path: Path) -> None:
     assert "export type RatePartial_ = Partial<RateOutput>;" in text
     assert "export function rateStream_(" in text and "export async function rateStream(" in text
     assert "sayStream" not in text and "SayPartial" not in text
+    # A partial is never the null answer; an output neither map nor list has none.
+    assert "export type MaybePartial = Partial<NonNullable<MaybeOutput>>;" in text
+    assert "export type CountPartial = never;" in text
     program = 'import * as m from "./n.js";\nconsole.log(typeof m.rateStream_);\n'
     program = "declare const console: { log(text: string): void };\n" + program
     run = tsc_and_run(tmp_path / "out", program)

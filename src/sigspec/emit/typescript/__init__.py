@@ -172,12 +172,15 @@ def _client(sig: ir.Signature, names: SigNames, key: str) -> tuple[str, str]:
 def _partial_type(sig: ir.Signature, project: ir.Project, out: str) -> str:
     """What a streamed answer holds so far: an object output's fields, all optional; a list
     output's complete items; nothing for other outputs (the stream yields no partials)."""
-    t = sig.output
-    while isinstance(t, ir.Ref) and t.name in project.types:
-        t = project.types[t.name].type
+    t, whole = sig.output, out
+    while isinstance(t, ir.Optional) or (isinstance(t, ir.Ref) and t.name in project.types):
+        if isinstance(t, ir.Optional):
+            t, whole = t.inner, f"NonNullable<{out}>"  # a partial is never the null answer
+        else:
+            t = project.types[t.name].type
     if isinstance(t, ir.MapOf):
-        return f"Partial<{out}>"
-    return out if isinstance(t, ir.ListOf) else "never"
+        return f"Partial<{whole}>"
+    return whole if isinstance(t, ir.ListOf) else "never"
 
 
 def _stream(sig: ir.Signature, names: SigNames, key: str, partial: str) -> dict[str, str]:
