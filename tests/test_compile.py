@@ -27,7 +27,7 @@ RUNTIME = ROOT / "src" / "sigspec" / "runtime"
 def is_runtime_copy(path: str) -> bool:
     folder, _, name = path.rpartition("/")
     if folder == "typescript":
-        return name in ("_runtime.ts", "_providers.ts")
+        return name in ("_runtime.ts", "_providers.ts", "_stream.ts")
     return folder == "python/signatures" and name.startswith("_") and not name.startswith("__")
 
 
@@ -51,7 +51,8 @@ def test_shipped_runtimes_are_their_source(examples_output: Path) -> None:
     module's name, which must be the copy of that module in the same package."""
     out = examples_output
     copies = sorted(p for p in tree(out) if is_runtime_copy(p))
-    for copy, source in [("_runtime.ts", "runtime.ts"), ("_providers.ts", "providers.ts")]:
+    shipped = [("_runtime.ts", "runtime.ts"), ("_providers.ts", "providers.ts")]
+    for copy, source in [*shipped, ("_stream.ts", "stream.ts")]:
         ts = (out / "typescript" / copy).read_text(encoding="utf-8")
         header, _, body = ts.partition("\n")
         assert "DO NOT EDIT" in header

@@ -178,6 +178,6 @@ def test_examples_compile_to_typescript_only(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     files = sorted(p.name for p in (tmp_path / "out" / "typescript").iterdir())
-    runtime = ["_runtime.ts", "_providers.ts"]
+    runtime = ["_runtime.ts", "_providers.ts", "_stream.ts"]
     assert files == sorted([*runtime, *(f"{p.stem}.ts" for p in EXAMPLES.glob("*.sig"))])
     compile_typescript(tmp_path / "out")

@@ -558,7 +558,8 @@ export function formatError(name: string, value: string): string | null {
 
 /* ---- validation (runtime/validate.py) ---------------------------------------------------- */
 
-const INVALID = Symbol("invalid");
+/** What a check returns for a value that does not fit (never a value itself). */
+export const INVALID: unique symbol = Symbol("invalid");
 
 /** The value does not fit the type; `.errors` lists every problem as [path, message]. */
 export class ValidationError extends Error {
@@ -1033,6 +1034,24 @@ function check(
   if (result === INVALID && checker.errors.length === 0)
     checker.fail("", "invalid value");
   return [result, checker.errors, checker.repairs];
+}
+
+/** Lenient validation, as a reply's answer is checked: the normalised value, or `invalid`
+ * (a symbol) when it has errors. */
+export function checkReplyValue(
+  descriptor: Descriptor,
+  value: unknown,
+  types: Types,
+  limits?: Partial<Limits>,
+): unknown {
+  const [result, errors] = check(
+    descriptor,
+    value,
+    types,
+    true,
+    limitsOf(limits),
+  );
+  return errors.length > 0 ? INVALID : plain(result);
 }
 
 /** Strict validation: the normalised value, or ValidationError listing every error. */
@@ -2765,6 +2784,20 @@ export async function runJson<T>(
   parse: (text: string, limits?: Partial<Limits>) => ParseResult<T>,
   options: JsonOptions = {},
 ): Promise<Step<T>> {
+  const turns = jsonTurns(spec, values, parse, options);
+  let next = turns.next();
+  while (!next.done) next = turns.next(readReply(await llm(next.value)));
+  return next.value;
+}
+
+/** The flow as a generator: it yields each turn's request, takes that turn's reply back, and
+ * returns the step (or throws); `runJson` and the streaming form (`_stream.ts`) drive it. */
+export function* jsonTurns<T>(
+  spec: Spec,
+  values: unknown,
+  parse: (text: string, limits?: Partial<Limits>) => ParseResult<T>,
+  options: JsonOptions = {},
+): Generator<Request, Step<T>, Reply> {
   const structured = options.structured ?? "prompt";
   if (structured !== "prompt" && structured !== "tool") {
     throw new RangeError(
@@ -2785,7 +2818,7 @@ export async function runJson<T>(
   const usage: Record<string, number> = {};
   let errors: Issue[] = [];
   for (let turn = 0; turn < budget; turn++) {
-    const reply = readReply(await llm(request));
+    const reply = yield request;
     addUsage(usage, reply.tokens);
     if (reply.refusal !== null)
       refused(spec, turns, { request, reply, errors: [], repairs: [] }, usage);

@@ -7,7 +7,9 @@ copied; it mirrors the Python runtime so that both accept, repair and reject the
 `openAICompatible` HTTP callback, as the Python package's `_client.py` and `_transport.py`
 do. Each `.sig` file with declarations becomes `typescript/<module>.ts`: exported types for
 its named types and its signatures' inputs and outputs, `validateNAME`, `validateNAMEInput`,
-`parseNAME`, and a client function per signature and pipeline. Every value from a .sig file
+`parseNAME`, and a client function per signature and pipeline; a json signature also gets
+`NAMEStream` and its `NAMEPartial` type, over `typescript/_stream.ts`
+(`sigspec/runtime/stream.ts`). Every value from a .sig file
 reaches the module as an escaped string literal, every name as a key quoted unless it is a
 plain identifier, so nothing in a signature can become code.
 
@@ -44,8 +46,8 @@ SAFE_INTEGER = 2**53 - 1
 
 
 def runtime_source(name: str = "runtime.ts") -> str:
-    """A runtime file as the target ships it: `runtime.ts` (`_runtime.ts`) or `providers.ts`
-    (`_providers.ts`)."""
+    """A runtime file as the target ships it: `runtime.ts` (`_runtime.ts`), `providers.ts`
+    (`_providers.ts`) or `stream.ts` (`_stream.ts`)."""
     text = (package_root() / "runtime" / name).read_text(encoding="utf-8")
     return HEADER + text
 
@@ -141,8 +143,8 @@ def _limits(first: str, first_type: str) -> list[ts.Param]:
     return [ts.Param(first, first_type), ts.Param("limits", "Partial<$rt.Limits>", optional=True)]
 
 
-def _returns(call: Doc, cast: str = "") -> str:
-    return ts.statement(["return ", call, f" as {cast}" if cast else "", ";"], 1)
+def _returns(call: Doc, cast: Doc = "") -> str:
+    return ts.statement(["return ", call, [" as ", cast] if cast else "", ";"], 1)
 
 
 def _step(of: str) -> Doc:
@@ -170,6 +172,58 @@ def _client(sig: ir.Signature, names: SigNames, key: str) -> tuple[str, str]:
     else:
         run = ts.call("$rt.runText", [f"$SPEC_{key}", checked, "llm", "options"])
     return ts.statement(head), _returns(run)
+
+
+def _partial_type(sig: ir.Signature, project: ir.Project, out: str) -> str:
+    """What a streamed answer holds so far: an object output's fields, all optional; a list
+    output's complete items; nothing for other outputs (the stream yields no partials)."""
+    t, whole = sig.output, out
+    while isinstance(t, ir.Optional) or (isinstance(t, ir.Ref) and t.name in project.types):
+        if isinstance(t, ir.Optional):
+            t, whole = t.inner, f"NonNullable<{out}>"  # a partial is never the null answer
+        else:
+            t = project.types[t.name].type
+    if isinstance(t, ir.MapOf):
+        return f"Partial<{whole}>"
+    return whole if isinstance(t, ir.ListOf) else "never"
+
+
+def _stream(sig: ir.Signature, names: SigNames, key: str, partial: str) -> dict[str, str]:
+    """A json signature's streaming form: its partial type and its function."""
+    assert names.stream is not None and names.partial is not None
+    label = sig.name.replace("`", "'")
+    of = [names.partial, names.types.output]
+    streaming: Doc = ["$stream.Streaming", ts.type_args(of, simple=False)]
+    head = ts.function(
+        names.stream,
+        [
+            ts.Param("args", names.types.input),
+            ts.Param("llm", "$stream.StreamLlm"),
+            ts.Param("options", "$stream.StreamOptions", default="{}"),
+        ],
+        streaming,
+    )
+    run = ts.call(
+        "$stream.streamJson",
+        [
+            f"$SPEC_{key}",
+            ts.call(names.validate_input, ["args"]),
+            "llm",
+            names.parse,
+            f"$OUT_{key}()",
+            "$TYPES()",
+            "options",
+        ],
+    )
+    return {
+        "partial_doc": f"/** What `{label}` has answered so far, as its reply streams in. */\n",
+        "partial_alias": ts.statement(ts.type_alias(names.partial, partial)),
+        "stream_doc": (
+            f"/** `{label}`, streamed: partial answers as they arrive, then `result()`. */\n"
+        ),
+        "stream_head": ts.statement(head),
+        "stream_body": _returns(run, streaming),
+    }
 
 
 def _signature_view(sig: ir.Signature, view: _Module, lowered: Lowered) -> dict[str, Any]:
@@ -212,6 +266,11 @@ def _signature_view(sig: ir.Signature, view: _Module, lowered: Lowered) -> dict[
         "client_doc": client_doc,
         "client_head": client_head,
         "client_body": client_body,
+        "stream": (
+            _stream(sig, names, key, _partial_type(sig, view.project, out))
+            if names.stream is not None
+            else None
+        ),
     }
 
 
@@ -287,7 +346,9 @@ def _module_text(lowered: Lowered, module: Module, env: jinja2.Environment) -> s
         "typescript/module.ts.j2",
         source=module.source,
         runtime_path=ts.string(relative(module.path, ("_runtime",))),
+        stream_path=ts.string(relative(module.path, ("_stream",))),
         runtime=bool(signatures or pipelines),
+        streams=any(sig["stream"] for sig in signatures),
         imports=imports,
         types=types,
         signatures=signatures,
@@ -315,5 +376,6 @@ def emit_common(lowered: Lowered, options: NoOptions, context: EmitContext) -> E
         (
             Artifact("typescript/_runtime.ts", runtime_source(), ""),
             Artifact("typescript/_providers.ts", runtime_source("providers.ts"), ""),
+            Artifact("typescript/_stream.ts", runtime_source("stream.ts"), ""),
         )
     )

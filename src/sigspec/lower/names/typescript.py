@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from sigspec.lower.names import IoNames
@@ -135,6 +135,8 @@ class SigNames:
     validate_input: str
     parse: str
     types: IoNames
+    stream: str | None = None  # json mode only: `NAMEStream` and its `NAMEPartial` type
+    partial: str | None = None
 
 
 @dataclass
@@ -154,6 +156,9 @@ def project_names(lowered: Lowered) -> Names:
         {name: type_namer.take(ident(name)) for name in project.types},
         {n: lowered.module_of(t).dotted for n, t in project.types.items()},
     )
+    for io in lowered.io.values():
+        type_namer.take(io.input)
+        type_namer.take(io.output)
     for module in lowered.modules:
         values = Namer()
         # Client functions first, so that they keep the plainest names: `act_on_sentiment`
@@ -172,4 +177,12 @@ def project_names(lowered: Lowered) -> Names:
                 values.take(f"parse{stem}"),
                 io,
             )
+        # The streaming forms last, so that adding them renamed nothing that was there.
+        for sig in module.signatures:
+            if sig.mode == "json":
+                old = names.sigs[ir.fold(sig.name)]
+                stem = old.types.input.removesuffix("Input")
+                stream = values.take(f"{camel(sig.name)}Stream")
+                partial = type_namer.take(f"{stem}Partial")
+                names.sigs[ir.fold(sig.name)] = replace(old, stream=stream, partial=partial)
     return names

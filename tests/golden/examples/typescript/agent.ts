@@ -5,11 +5,14 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
- * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
+ * runs the call-validate-retry loop and resolves to a `Step`; for a json signature,
+ * `NAMEStream(args, streamingLlm, options)` runs it over a streaming callback, an async
+ * iterable of `NAMEPartial` answers with `result()`. Each takes limits on reply size,
+ * nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
+import * as $stream from "./_stream.js";
 
 /** A smaller piece of work the agent wants to recurse into. */
 export type SubTask = {
@@ -40,6 +43,9 @@ export type AgentStepOutput = {
   next_action: "continue" | "finalize" | "ask_user";
   error?: string | null;
 };
+
+/** What `agent_step` has answered so far, as its reply streams in. */
+export type AgentStepPartial = Partial<AgentStepOutput>;
 
 // Named types these signatures use, and each signature's output and input, as runtime
 // descriptors: JSON text, decoded on first use.
@@ -126,4 +132,21 @@ export async function agentStep(
     parseAgentStep,
     options,
   );
+}
+
+/** `agent_step`, streamed: partial answers as they arrive, then `result()`. */
+export function agentStepStream(
+  args: AgentStepInput,
+  llm: $stream.StreamLlm,
+  options: $stream.StreamOptions = {},
+): $stream.Streaming<AgentStepPartial, AgentStepOutput> {
+  return $stream.streamJson(
+    $SPEC_agent_step,
+    validateAgentStepInput(args),
+    llm,
+    parseAgentStep,
+    $OUT_agent_step(),
+    $TYPES(),
+    options,
+  ) as $stream.Streaming<AgentStepPartial, AgentStepOutput>;
 }

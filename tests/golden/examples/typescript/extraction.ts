@@ -5,11 +5,14 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
- * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
+ * runs the call-validate-retry loop and resolves to a `Step`; for a json signature,
+ * `NAMEStream(args, streamingLlm, options)` runs it over a streaming callback, an async
+ * iterable of `NAMEPartial` answers with `result()`. Each takes limits on reply size,
+ * nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
+import * as $stream from "./_stream.js";
 
 /** The arguments of `extract_products`. */
 export type ExtractProductsInput = {
@@ -30,6 +33,9 @@ export type ExtractProductsOutput = {
   main_topic: string;
 };
 
+/** What `extract_products` has answered so far, as its reply streams in. */
+export type ExtractProductsPartial = Partial<ExtractProductsOutput>;
+
 /** The arguments of `read_invoice`. */
 export type ReadInvoiceInput = {
   document: string;
@@ -49,6 +55,9 @@ export type ReadInvoiceOutput = {
   due_date?: string | null;
   total: number;
 };
+
+/** What `read_invoice` has answered so far, as its reply streams in. */
+export type ReadInvoicePartial = Partial<ReadInvoiceOutput>;
 
 // Named types these signatures use, and each signature's output and input, as runtime
 // descriptors: JSON text, decoded on first use.
@@ -142,6 +151,23 @@ export async function extractProducts(
   );
 }
 
+/** `extract_products`, streamed: partial answers as they arrive, then `result()`. */
+export function extractProductsStream(
+  args: ExtractProductsInput,
+  llm: $stream.StreamLlm,
+  options: $stream.StreamOptions = {},
+): $stream.Streaming<ExtractProductsPartial, ExtractProductsOutput> {
+  return $stream.streamJson(
+    $SPEC_extract_products,
+    validateExtractProductsInput(args),
+    llm,
+    parseExtractProducts,
+    $OUT_extract_products(),
+    $TYPES(),
+    options,
+  ) as $stream.Streaming<ExtractProductsPartial, ExtractProductsOutput>;
+}
+
 /** The output of `read_invoice`, normalised; `ValidationError` lists every error. */
 export function validateReadInvoice(
   value: unknown,
@@ -210,4 +236,21 @@ export async function readInvoice(
     parseReadInvoice,
     options,
   );
+}
+
+/** `read_invoice`, streamed: partial answers as they arrive, then `result()`. */
+export function readInvoiceStream(
+  args: ReadInvoiceInput,
+  llm: $stream.StreamLlm,
+  options: $stream.StreamOptions = {},
+): $stream.Streaming<ReadInvoicePartial, ReadInvoiceOutput> {
+  return $stream.streamJson(
+    $SPEC_read_invoice,
+    validateReadInvoiceInput(args),
+    llm,
+    parseReadInvoice,
+    $OUT_read_invoice(),
+    $TYPES(),
+    options,
+  ) as $stream.Streaming<ReadInvoicePartial, ReadInvoiceOutput>;
 }

@@ -5,11 +5,14 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
- * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
+ * runs the call-validate-retry loop and resolves to a `Step`; for a json signature,
+ * `NAMEStream(args, streamingLlm, options)` runs it over a streaming callback, an async
+ * iterable of `NAMEPartial` answers with `result()`. Each takes limits on reply size,
+ * nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
+import * as $stream from "./_stream.js";
 import type * as $m_common from "./common.js";
 
 /** The arguments of `rank_results`. */
@@ -25,6 +28,9 @@ export type RankResultsOutput = {
   /** Relevance from 0.0 to 1.0 */
   score: number;
 }[];
+
+/** What `rank_results` has answered so far, as its reply streams in. */
+export type RankResultsPartial = RankResultsOutput;
 
 /** The arguments of `research`. */
 export type ResearchInput = {
@@ -128,6 +134,23 @@ export async function rankResults(
     parseRankResults,
     options,
   );
+}
+
+/** `rank_results`, streamed: partial answers as they arrive, then `result()`. */
+export function rankResultsStream(
+  args: RankResultsInput,
+  llm: $stream.StreamLlm,
+  options: $stream.StreamOptions = {},
+): $stream.Streaming<RankResultsPartial, RankResultsOutput> {
+  return $stream.streamJson(
+    $SPEC_rank_results,
+    validateRankResultsInput(args),
+    llm,
+    parseRankResults,
+    $OUT_rank_results(),
+    $TYPES(),
+    options,
+  ) as $stream.Streaming<RankResultsPartial, RankResultsOutput>;
 }
 
 /** The output of `research`, normalised; `ValidationError` lists every error. */

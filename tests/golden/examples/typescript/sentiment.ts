@@ -5,11 +5,14 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
- * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
+ * runs the call-validate-retry loop and resolves to a `Step`; for a json signature,
+ * `NAMEStream(args, streamingLlm, options)` runs it over a streaming callback, an async
+ * iterable of `NAMEPartial` answers with `result()`. Each takes limits on reply size,
+ * nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
+import * as $stream from "./_stream.js";
 import type * as $m_common from "./common.js";
 
 /** The arguments of `classify`. */
@@ -26,6 +29,9 @@ export type ClassifyOutput = {
   score: number;
 };
 
+/** What `classify` has answered so far, as its reply streams in. */
+export type ClassifyPartial = Partial<ClassifyOutput>;
+
 /** The arguments of `act_on_sentiment`. */
 export type ActOnSentimentInput = {
   sentiment: $m_common.Sentiment;
@@ -40,6 +46,9 @@ export type ActOnSentimentOutput = {
   /** A short reason for a human reader */
   note?: string | null;
 };
+
+/** What `act_on_sentiment` has answered so far, as its reply streams in. */
+export type ActOnSentimentPartial = Partial<ActOnSentimentOutput>;
 
 // Named types these signatures use, and each signature's output and input, as runtime
 // descriptors: JSON text, decoded on first use.
@@ -131,6 +140,23 @@ export async function classify(
   );
 }
 
+/** `classify`, streamed: partial answers as they arrive, then `result()`. */
+export function classifyStream(
+  args: ClassifyInput,
+  llm: $stream.StreamLlm,
+  options: $stream.StreamOptions = {},
+): $stream.Streaming<ClassifyPartial, ClassifyOutput> {
+  return $stream.streamJson(
+    $SPEC_classify,
+    validateClassifyInput(args),
+    llm,
+    parseClassify,
+    $OUT_classify(),
+    $TYPES(),
+    options,
+  ) as $stream.Streaming<ClassifyPartial, ClassifyOutput>;
+}
+
 /** The output of `act_on_sentiment`, normalised; `ValidationError` lists every error. */
 export function validateActOnSentiment(
   value: unknown,
@@ -201,6 +227,23 @@ export async function actOnSentiment(
     parseActOnSentiment,
     options,
   );
+}
+
+/** `act_on_sentiment`, streamed: partial answers as they arrive, then `result()`. */
+export function actOnSentimentStream(
+  args: ActOnSentimentInput,
+  llm: $stream.StreamLlm,
+  options: $stream.StreamOptions = {},
+): $stream.Streaming<ActOnSentimentPartial, ActOnSentimentOutput> {
+  return $stream.streamJson(
+    $SPEC_act_on_sentiment,
+    validateActOnSentimentInput(args),
+    llm,
+    parseActOnSentiment,
+    $OUT_act_on_sentiment(),
+    $TYPES(),
+    options,
+  ) as $stream.Streaming<ActOnSentimentPartial, ActOnSentimentOutput>;
 }
 
 /** Classify a review, then decide the follow-up. */

@@ -5,8 +5,10 @@
  * For each signature NAME: `validateNAME(value)` and `validateNAMEInput(value)` return the
  * normalised value or throw `ValidationError`; `parseNAME(text)` finds the answer in a raw LLM
  * reply and returns `{ value, repairs }` or throws `ReplyError`; `NAME(args, llm, options)`
- * runs the call-validate-retry loop and resolves to a `Step`. Each takes limits on reply
- * size, nesting depth and tags other than the defaults (`options.limits` for `NAME`).
+ * runs the call-validate-retry loop and resolves to a `Step`; for a json signature,
+ * `NAMEStream(args, streamingLlm, options)` runs it over a streaming callback, an async
+ * iterable of `NAMEPartial` answers with `result()`. Each takes limits on reply size,
+ * nesting depth and tags other than the defaults (`options.limits` for `NAME`).
  */
 
 import * as $rt from "./_runtime.js";
