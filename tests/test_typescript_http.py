@@ -819,7 +819,7 @@ def test_a_stream_negotiates_its_form_and_reports_errors_in_events(js: Path) -> 
 # -- a generated client function, end to end ------------------------------------------------------
 
 
-def test_a_generated_function_runs_with_open_ai_compatible(js: Path) -> None:
+def test_a_generated_function_runs_with_open_ai_compatible(js: Path, examples_output: Path) -> None:
     reply = f"Sure! ```json\n{GOOD}\n```"
     with Server(
         Answer({"error": "busy"}, 503),
@@ -844,4 +844,7 @@ def test_a_generated_function_runs_with_open_ai_compatible(js: Path) -> None:
     }
     body = server.seen[1][2]
     assert body["model"] == "m" and body["messages"][-1]["role"] == "user"
-    assert body["response_format"] == {"type": "json_object"}  # the TS request has no fragments
+    # The generated request carries the compiled fragments: the schema form goes out as is.
+    compiled = json.loads((examples_output / "providers" / "classify.json").read_text("utf-8"))
+    openai = compiled["providers"]["openai"]["request"]
+    assert body["response_format"] == openai["response_format"]

@@ -69,10 +69,13 @@ function plain(turns: Chunk[][], structured = "prompt"): Llm {
     const text = chunks.map((c) => (typeof c === "string" ? c : (c.content ?? ""))).join("");
     const args = chunks.map((c) => (typeof c === "string" ? "" : (c.arguments ?? ""))).join("");
     const tokens: Record<string, number> = {};
+    const notes: string[] = [];
     for (const c of chunks) if (typeof c !== "string") Object.assign(tokens, c.tokens ?? {});
+    for (const c of chunks) if (typeof c !== "string") notes.push(...(c.notes ?? []));
+    const call = { id: null, name: "respond", arguments: args };
     return structured === "tool"
-      ? { content: null, tool_calls: [{ id: null, name: "respond", arguments: args }], tokens }
-      : { content: text, tokens };
+      ? { content: null, tool_calls: [call], tokens, notes }
+      : { content: text, tokens, notes };
   };
 }
 

@@ -119,6 +119,22 @@ class Lowered:
             self._fragments[key] = self._fragment_builder.of(sig, provider)
         return self._fragments[key]
 
+    def runtime_fragments(self, sig: ir.Signature) -> dict[str, dict[str, Any]]:
+        """The fragment entries the runtimes' payload builders read (`request`,
+        `tool_request`, `wrapped`), of each provider a runtime has a builder for; the rest
+        (vLLM's, Gemini's OpenAPI form) stay in the providers target."""
+        from sigspec.lower.providers import NAMES, provider
+
+        out = {}
+        for name in NAMES:
+            entries = provider(name).runtime_entries
+            fragment = self.fragment(sig, name)
+            if entries and fragment.available:
+                # `wrapped` only where the root is wrapped: the runtimes read it as optional.
+                used = fragment.entry.items()
+                out[name] = {k: v for k, v in used if k in entries and (k != "wrapped" or v)}
+        return out
+
     # ---- prompts ----
 
     @cached_property

@@ -72,12 +72,9 @@ declare function clearTimeout(handle: unknown): void;
 
 type JsonObject = Record<string, unknown>;
 
-/** A request as the payload builders take it: the client loop's, with the compiled provider
- * fragments when the caller has them (`{openai: {request, tool_request}, ...}`, as the
- * Python runtime's requests carry them). */
-export type ProviderRequest = Request & {
-  fragments?: Record<string, unknown> | null | undefined;
-};
+/** A request as the payload builders take it: the client loop's, which carries the compiled
+ * provider fragments (`{openai: {request, tool_request}, ...}`) of a json signature. */
+export type ProviderRequest = Request;
 
 /** What the readers return and `openAICompatible` answers: the `Llm` callback's reply, with
  * `notes` on what the transport did (retries, a structured-output fallback). */

@@ -2425,6 +2425,9 @@ export interface Request {
   schema: unknown;
   tools: Tool[] | null;
   tool_choice: { tool: string } | null;
+  /** Each provider's compiled request fragment (`{openai: {request, tool_request}, ...}`),
+   * which `_providers.ts` builds request bodies from; a fresh copy per request. */
+  fragments?: Record<string, unknown> | null | undefined;
 }
 export interface ToolCall {
   name?: string;
@@ -2450,6 +2453,9 @@ export interface Reply {
   tokens: Record<string, number>;
   refusal: string | null;
   reasoning: string | null;
+  /** What the callback did on the way to this reply (a transport retry, a structured-output
+   * fallback), for the caller's records; never parsed. */
+  notes: string[];
 }
 export interface Turn {
   request: Request;
@@ -2483,6 +2489,8 @@ export interface Spec {
   maxTurns: number;
   doc: string;
   descriptions: Record<string, string>;
+  /** The provider fragments as compact JSON text, decoded anew for each request. */
+  fragments?: string | undefined;
 }
 
 export interface JsonOptions {
@@ -2578,6 +2586,7 @@ export function readReply(raw: unknown): Reply {
       tokens: {},
       refusal: null,
       reasoning: null,
+      notes: [],
     };
   if (!isMap(raw))
     throw new CallbackError(
@@ -2610,12 +2619,19 @@ export function readReply(raw: unknown): Reply {
       );
     texts[key] = text === "" ? null : text;
   }
+  const notes = truthy(raw["notes"]) ? raw["notes"] : [];
+  if (!Array.isArray(notes) || !notes.every((n) => typeof n === "string")) {
+    throw new CallbackError(
+      "the llm callback's `notes` must be a list of strings",
+    );
+  }
   return {
     content,
     tool_calls: calls.map((c) => ({ ...c })),
     tokens,
     refusal: texts["refusal"] ?? null,
     reasoning: texts["reasoning"] ?? null,
+    notes: [...(notes as string[])],
   };
 }
 
@@ -2666,6 +2682,10 @@ function firstRequest(
     schema: spec.mode === "json" ? spec.schema() : null,
     tools: null,
     tool_choice: null,
+    fragments:
+      spec.fragments === undefined
+        ? null
+        : (JSON.parse(spec.fragments) as Record<string, unknown>),
   };
 }
 

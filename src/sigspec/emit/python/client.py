@@ -220,20 +220,6 @@ def async_names(lowered: Lowered, module: Module) -> dict[str, str]:
     return {name: names.take(f"a{name}") for name in sync}
 
 
-def _used(lowered: Lowered, sig: ir.Signature) -> dict[str, Any]:
-    """The fragment entries the runtime's payload builders read, of each provider it has one
-    for; the rest (vLLM's, Gemini's OpenAPI form) stay in the providers target."""
-    out = {}
-    for name in PROVIDERS:
-        entries = provider(name).runtime_entries
-        fragment = lowered.fragment(sig, name)
-        if entries and fragment.available:
-            # `wrapped` only where the root is wrapped: the runtime reads it with `.get`.
-            used = fragment.entry.items()
-            out[name] = {k: v for k, v in used if k in entries and (k != "wrapped" or v)}
-    return out
-
-
 def _provider_schemas(lowered: Lowered, sig: ir.Signature) -> Iterator[tuple[str, Any]]:
     for name in PROVIDERS:
         fragment = lowered.fragment(sig, name)
@@ -382,7 +368,7 @@ def _spec(lowered: Lowered, sig: ir.Signature, view: SigView, constants: Constan
     if sig.mode == "json":
         schemas = _schemas(lowered, sig, constants)
         kwargs["schema"] = ps.code(next(iter(schemas.values())))
-        node = constants.node(_used(lowered, sig), schemas)
+        node = constants.node(lowered.runtime_fragments(sig), schemas)
         fragments = ps.code(constants.define(f"{stem}_FRAGMENTS", node, "JsonObject"))
     else:
         kwargs["schema"] = ps.lit(None)

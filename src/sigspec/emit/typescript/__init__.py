@@ -136,6 +136,8 @@ def _spec(sig: ir.Signature, lowered: Lowered, key: str) -> str:
             ts.call("$rt.descriptions", [_json_text(lowered.output_descriptions(sig))]),
         ),
     ]
+    if sig.mode == "json":
+        props.append(ts.prop("fragments", _json_text(lowered.runtime_fragments(sig))))
     return ts.statement(ts.const(f"$SPEC_{key}", ts.obj(props), "$rt.Spec"))
 
 
