@@ -59,6 +59,17 @@ class AgentStepInput(TypedDict):
     query: str
 
 
+class AgentStepPartial(TypedDict, total=False):
+    reasoning: str
+    conclusion: str
+    confidence: float
+    files: list[str]
+    sub_tasks: list[SubTask]
+    needs_more_info: bool
+    next_action: Literal["continue", "finalize", "ask_user"]
+    error: str | None
+
+
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
 # Named types this module's signatures use:
 TYPES: dict[str, Descriptor] = {
@@ -225,15 +236,35 @@ def parse_agent_step(text: str, limits: Limits | None = None) -> ParseResult:
     )
 
 
+def partial_agent_step(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> AgentStepPartial | None:
+    """What of a partial answer to `agent_step` (a stream's `PartialReader.value`) is valid
+    so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: AgentStepPartial | None = _rt.partial(
+        AGENT_STEP_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 __all__ = [
     "AgentStepInput",
     "AgentStepOutput",
+    "AgentStepPartial",
     "Limits",
     "ParseResult",
     "ReplyError",
     "SubTask",
     "ValidationError",
     "parse_agent_step",
+    "partial_agent_step",
     "validate_agent_step",
     "validate_agent_step_input",
 ]

@@ -60,6 +60,9 @@ class ResearchInput(TypedDict):
     topic: str
 
 
+RankResultsPartial: TypeAlias = RankResultsOutput
+
+
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
 # Named types this module's signatures use:
 TYPES: dict[str, Descriptor] = {
@@ -173,6 +176,24 @@ def parse_rank_results(text: str, limits: Limits | None = None) -> ParseResult:
     )
 
 
+def partial_rank_results(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> RankResultsPartial | None:
+    """What of a partial answer to `rank_results` (a stream's `PartialReader.value`) is
+    valid so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: RankResultsPartial | None = _rt.partial(
+        RANK_RESULTS_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 # `research` returns {summary :string, sources [Source] @max_items(20)}
 RESEARCH_OUTPUT = Map(
     (Field("summary", Str()), Field("sources", List(Ref("Source")), max_items=20)),
@@ -230,6 +251,7 @@ __all__ = [
     "ParseResult",
     "RankResultsInput",
     "RankResultsOutput",
+    "RankResultsPartial",
     "ReplyError",
     "ResearchInput",
     "ResearchOutput",
@@ -237,6 +259,7 @@ __all__ = [
     "ValidationError",
     "parse_rank_results",
     "parse_research",
+    "partial_rank_results",
     "validate_rank_results",
     "validate_rank_results_input",
     "validate_research",

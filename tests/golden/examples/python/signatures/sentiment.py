@@ -64,6 +64,17 @@ class ActOnSentimentInput(TypedDict):
     score: float
 
 
+class ClassifyPartial(TypedDict, total=False):
+    sentiment: Sentiment
+    score: float
+
+
+class ActOnSentimentPartial(TypedDict, total=False):
+    action: Literal["thank", "escalate", "ignore"]
+    priority: Priority
+    note: str | None
+
+
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
 # Named types this module's signatures use:
 TYPES: dict[str, Descriptor] = {
@@ -157,6 +168,24 @@ def parse_classify(text: str, limits: Limits | None = None) -> ParseResult:
     return _rt.parse_checked(text, CLASSIFY_OUTPUT, TYPES, validate_classify, limits)
 
 
+def partial_classify(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> ClassifyPartial | None:
+    """What of a partial answer to `classify` (a stream's `PartialReader.value`) is valid
+    so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: ClassifyPartial | None = _rt.partial(
+        CLASSIFY_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 # `act_on_sentiment` returns {action "thank" | "escalate" | "ignore", priority Priority
 # = 3, note :string?}
 ACT_ON_SENTIMENT_OUTPUT = Map(
@@ -239,11 +268,31 @@ def parse_act_on_sentiment(text: str, limits: Limits | None = None) -> ParseResu
     )
 
 
+def partial_act_on_sentiment(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> ActOnSentimentPartial | None:
+    """What of a partial answer to `act_on_sentiment` (a stream's `PartialReader.value`) is
+    valid so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: ActOnSentimentPartial | None = _rt.partial(
+        ACT_ON_SENTIMENT_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 __all__ = [
     "ActOnSentimentInput",
     "ActOnSentimentOutput",
+    "ActOnSentimentPartial",
     "ClassifyInput",
     "ClassifyOutput",
+    "ClassifyPartial",
     "Limits",
     "ParseResult",
     "Priority",
@@ -252,6 +301,8 @@ __all__ = [
     "ValidationError",
     "parse_act_on_sentiment",
     "parse_classify",
+    "partial_act_on_sentiment",
+    "partial_classify",
     "validate_act_on_sentiment",
     "validate_act_on_sentiment_input",
     "validate_classify",
