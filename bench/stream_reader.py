@@ -34,7 +34,7 @@ def _items(size: int) -> str:
 
 def _long_string(size: int) -> str:
     """One long string member with escapes, as a summary returns."""
-    text = ("A line of prose with a \"quote\" and a \\ backslash.\n" * size)[:size]
+    text = ('A line of prose with a "quote" and a \\ backslash.\n' * size)[:size]
     return "Sure:\n```json\n" + json.dumps({"summary": text, "n": 1}) + "\n```"
 
 

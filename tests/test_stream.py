@@ -369,3 +369,39 @@ def test_map_and_list_defaults_stream_as_the_plain_call_sends_them(
     plain = Script(['{"n": 5}'])
     assert step.return_ == clashes.opts(llm=plain.plain).return_
     assert script.requests == plain.requests
+
+
+def test_stream_json_drives_json_turns_with_any_check(pkg: dict[str, ModuleType]) -> None:
+    client = pkg["_client"]
+    stream_module = importlib.import_module("signatures._stream")
+    validators = importlib.import_module("signatures.sentiment")
+    spec = pkg["sentiment"].CLASSIFY_SPEC
+
+    def turns() -> Any:
+        parse = validators.parse_classify
+        return client.json_turns(spec, {"text": "x"}, parse, dict, max_turns=1)
+
+    checked = stream_module.stream_json(
+        turns(), Script(pieces(GOOD)), check=validators.partial_classify
+    )
+    assert list(checked)[-1] == {"sentiment": "positive", "score": 0.9}
+    assert checked.result().return_ == {"sentiment": "positive", "score": 0.9}
+    raw = stream_module.stream_json(turns(), Script(pieces('{"sentiment": "meh"')))
+    seen = []
+    with pytest.raises(client.JsonEnforcementError):
+        seen.extend(raw)
+    assert seen == [{}, {"sentiment": "meh"}]  # no check: the reader's value
+    with pytest.raises(RuntimeError, match="failed"):
+        raw.result()
+
+
+def test_bad_chunks_and_options_are_refused(pkg: dict[str, ModuleType]) -> None:
+    client, sentiment = pkg["_client"], pkg["sentiment"]
+    with pytest.raises(client.CallbackError, match="int"):
+        list(sentiment.classify_stream(text="x", llm=Script([7])))
+    with pytest.raises(client.CallbackError, match="`arguments` must be a string"):
+        list(sentiment.classify_stream(text="x", llm=Script([{"arguments": 1}])))
+    with pytest.raises(client.CallbackError, match="returned str"):
+        list(sentiment.classify_stream(text="x", llm=lambda request: GOOD))
+    with pytest.raises(ValueError, match="strings"):
+        sentiment.classify_stream(text="x", llm=Script([GOOD]), strings="some")

@@ -131,6 +131,12 @@ def test_nesting_past_the_depth_limit_stops_the_reader_without_recursion() -> No
     reader = PartialReader(depth=50)
     reader.feed("[" * 100_000)
     assert reader.failed
+    exact = PartialReader(depth=3)
+    exact.feed('{"a": [[1]]}')
+    assert not exact.failed and exact.value == {"a": [[1]]}
+    past = PartialReader(depth=3)
+    past.feed('{"a": [[[1]]]}')
+    assert past.failed
     deep = PartialReader(depth=100_000)
     deep.feed("[" * 100_000 + "]" * 100_000)
     assert not deep.failed

@@ -87,7 +87,7 @@ class PartialReader:
                 f'strings must be "complete" or "growing", not {strings!r}'
             )
         self._growing_strings = strings == "growing"
-        self._depth = (depth if depth is not None else LIMITS.depth) + 1
+        self._depth = depth if depth is not None else LIMITS.depth  # containers deep
         self._fed: list[str] = []
         self._stack: list[_Frame] = []
         self._root: Any = None
@@ -266,9 +266,8 @@ class PartialReader:
         return end
 
     def _grow(self) -> None:
-        """A growing string's decoded text extended by what of its raw text is whole:
-        the longest prefix that decodes (an escape cut short does not) and does not end
-        in a high surrogate, whose low half may follow."""
+        """A growing string's decoded text extended by what of its raw text is whole
+        (`_whole`)."""
         pending = "".join(self._raw)
         if "\\" not in pending:  # no escape: the raw text is the text
             self._raw = []
@@ -276,19 +275,16 @@ class PartialReader:
                 self._grown.append(pending)
                 self._changed = True
             return
-        for cut in range(len(pending), max(len(pending) - 12, 0) - 1, -1):
-            try:
-                text = _decoded(pending[:cut])
-            except ValueError:
-                continue
-            if text and "\ud800" <= text[-1] <= "\udbff":
-                continue
-            if text:
-                self._grown.append(text)
-                self._changed = True
-            self._raw = [pending[cut:]] if cut < len(pending) else []
-            return
-        self._fail()  # no boundary in the last escape's reach: no JSON string
+        cut = _whole(pending)
+        try:
+            text = _decoded(pending[:cut])
+        except ValueError:  # an escape JSON has not
+            return self._fail()
+        if text:
+            self._grown.append(text)
+            self._changed = True
+        self._raw = [pending[cut:]] if cut < len(pending) else []
+        return None
 
     def _end_string(self) -> None:
         try:
@@ -322,6 +318,38 @@ class PartialReader:
             return j
         self._put(value)
         return j
+
+
+def _whole(raw: str) -> int:
+    """How much of a string's raw text (as written, escapes and all) decodes on its own:
+    all of it, less an escape cut short or a `\\u` high surrogate whose low half may
+    follow."""
+    end = len(raw)
+    start = _last_escape(raw, end)
+    if start >= 0 and (end - start < 2 or (raw[start + 1] == "u" and end - start < 6)):
+        end = start
+        start = _last_escape(raw, end)
+    if (
+        start >= 0
+        and end - start == 6
+        and raw[start + 1] == "u"
+        and raw[start + 2] in "dD"
+        and raw[start + 3] in "89abAB"
+    ):
+        end = start
+    return end
+
+
+def _last_escape(raw: str, end: int) -> int:
+    """Where the escape that may reach `end` starts (escapes are at most six characters
+    long), or -1: a backslash in reach that is not the second of a `\\\\` pair."""
+    at = raw.rfind("\\", max(0, end - 6), end)
+    if at < 0:
+        return -1
+    first = at
+    while first > 0 and raw[first - 1] == "\\":
+        first -= 1
+    return at if (at - first) % 2 == 0 else -1
 
 
 def _decoded(raw: str) -> str:
@@ -465,8 +493,7 @@ class Stream(Generic[P, T]):
         """The finished `Step`, once the stream is read to its end."""
         for _ in self._run:
             pass
-        assert self.step is not None
-        return self.step
+        return _finished(self.step)
 
     def _partials(
         self, turns: Turns[T], llm: StreamLlm, forms: tuple[str, str], view: _View
@@ -517,8 +544,7 @@ class AsyncStream(Generic[P, T]):
         """The finished `Step`, once the stream is read to its end."""
         async for _ in self._run:
             pass
-        assert self.step is not None
-        return self.step
+        return _finished(self.step)
 
     async def _partials(
         self,
@@ -576,6 +602,12 @@ def _not_chunks(raw: Any, name: str) -> str:
         f"`{name}` takes a streaming llm callback returning an iterable of chunks (str"
         f" or dict), and this one returned {type(raw).__name__}"
     )
+
+
+def _finished(step: Step[T] | None) -> Step[T]:
+    if step is None:  # the iteration raised, and that was the call's end
+        raise RuntimeError("this stream failed: its error was raised by the iteration")
+    return step
 
 
 def _awaitable(value: object) -> bool:
