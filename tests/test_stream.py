@@ -197,6 +197,18 @@ def test_a_wrapped_list_output_in_tool_mode(pkg: dict[str, ModuleType], run: Run
     assert [r.title for r in step.return_.root] == ["A", "A"]
 
 
+def test_a_list_output_shows_its_valid_items(pkg: dict[str, ModuleType], run: Run) -> None:
+    good = {"title": "A", "url": "https://a.example", "score": 0.5}
+    bad = {"title": "B", "url": "https://b.example", "score": "high"}
+    reply = "Ranked:\n" + json.dumps([good, bad, good])
+    rank = pkg["research"].rank_results
+    script = Script(pieces(reply, 6), pieces(json.dumps([good])))
+    seen, step, _ = run(rank, script, query="q", results=[])
+    assert seen[:2] == [[], [good]]  # the invalid item, and all after it, left out
+    assert all(p in ([], [good]) for p in seen)
+    assert len(step.turns) == 2
+
+
 def test_usage_chunks_replace_and_sum_per_turn(pkg: dict[str, ModuleType], run: Run) -> None:
     turn = [
         {"content": GOOD[:10], "tokens": {"input": 5}},
