@@ -319,7 +319,10 @@ def test_a_taken_async_name_gets_a_number_and_sync_names_stay(clashes: ModuleTyp
         "opts": "aopts",
     }
     exported = set(clashes.__all__) - {"JsonEnforcementError", "Step"}
-    assert exported == sync | set(forms.values())
+    # The json signatures' stream forms (tests/test_stream.py): NAME_stream, aNAME_stream.
+    json_sigs = ("classify", "aclassify", "sync", "AsyncLlm_", "opts")
+    streams = {f"{n}_stream" for n in json_sigs} | {f"{forms[n]}_stream" for n in json_sigs}
+    assert exported == sync | set(forms.values()) | streams
     for name, asynchronous in forms.items():
         assert not asyncio.iscoroutinefunction(getattr(clashes, name)), name
         assert asyncio.iscoroutinefunction(getattr(clashes, asynchronous)), asynchronous

@@ -455,7 +455,6 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
     signature's schema once, and refers to them by name; every spec still holds exactly what
     the jsonschema and providers targets compile. Thirty random outputs, some repeated and
     some described."""
-    from sigspec.emit.python.client import _used
     from sigspec.lower.views import Lowered
     from unit.test_generated import random_spec
 
@@ -474,7 +473,7 @@ def test_every_spec_holds_its_compiled_schema_and_fragments(tmp_path: Any) -> No
             if sig.mode != "json":
                 continue
             assert spec.schema == json.loads(json.dumps(lowered.output_schema(sig)))
-            assert spec.fragments == json.loads(json.dumps(_used(lowered, sig)))
+            assert spec.fragments == json.loads(json.dumps(lowered.runtime_fragments(sig)))
         source = Path(str(module.__file__)).read_text(encoding="utf-8")
         # Each fragment names its schema constant rather than repeating the schema.
         for sig in (s for s in project.signatures if s.mode == "json"):

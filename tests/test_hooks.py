@@ -239,3 +239,25 @@ def test_the_functions_take_reply_limits(pkg: dict[str, ModuleType], call: Call)
     assert "20 characters" in str(caught.value)
     step = call(pkg["sentiment"].classify, Script(padded), text="x")
     assert step.return_.sentiment == "positive"
+
+
+def test_the_stream_forms_report_and_spend_alike(pkg: dict[str, ModuleType]) -> None:
+    """`classify_stream` runs the same loop: the hook sees its turns, the budget stops it."""
+    client, sentiment = pkg["_client"], pkg["sentiment"]
+    events: list[Any] = []
+    bad = [BAD[:9], BAD[9:], {"tokens": {"input": 700, "output": 400}}]
+
+    def llm(request: dict[str, Any]) -> Iterator[Any]:
+        yield from bad
+
+    stream = sentiment.classify_stream(
+        text="x",
+        llm=llm,
+        max_turns=3,
+        hooks=client.Hooks(on_turn=events.append),
+        budget=client.Budget(tokens=1000),
+    )
+    with pytest.raises(client.JsonEnforcementError) as caught:
+        list(stream)
+    assert [e.number for e in events] == [1]
+    assert caught.value.step.fail.reason == "token budget spent (1,100 of 1,000 tokens)"

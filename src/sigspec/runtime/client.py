@@ -394,10 +394,9 @@ def json_turns(
     if most < 1:
         raise ValueError("max_turns must be at least 1")
     request = _first_request(spec, values, described or {})
-    keys = _wrapped_keys(spec)
+    keys = answer_keys(spec, structured)
     if structured == "tool":
         request = _as_tool(request, spec)
-        keys |= _wrapped_keys(spec, tool_parameters(spec.schema or {})[1])
     run = _JsonRun(
         spec, parse, convert, most, structured, frozenset(keys), hooks, budget
     )
@@ -502,7 +501,7 @@ def _drive(turns: Turns[T], llm: Llm, forms: tuple[str, str]) -> Step[T]:
         request = next(turns)
         while True:
             raw = llm(request)
-            if _awaitable(raw):
+            if awaitable(raw):
                 raise CallbackError(_async_given(raw, forms))
             try:
                 request = turns.send(raw)
@@ -518,7 +517,7 @@ async def _adrive(turns: Turns[T], llm: AsyncLlm, forms: tuple[str, str]) -> Ste
         request = next(turns)
         while True:
             pending = llm(request)
-            if not _awaitable(pending):
+            if not awaitable(pending):
                 raise CallbackError(_sync_given(pending, forms))
             raw = await pending
             try:
@@ -529,7 +528,7 @@ async def _adrive(turns: Turns[T], llm: AsyncLlm, forms: tuple[str, str]) -> Ste
         turns.close()
 
 
-def _awaitable(value: object) -> bool:
+def awaitable(value: object) -> bool:
     """Whether a callback returned something to await (a coroutine, a future, a task)."""
     return isinstance(value, Awaitable)
 
@@ -574,11 +573,14 @@ def _refused(
     raise RefusalError(spec.name, failed, refusal)
 
 
-def _wrapped_keys(spec: Spec, *more: str | None) -> set[str]:
-    """The keys the fragments (and `more`) wrap a root that is no object under."""
+def answer_keys(spec: Spec, structured: str) -> set[str]:
+    """The keys a provider's fragments (and, in tool mode, the forced tool's parameters)
+    wrap an output that is no map under: `{"result": ...}`, `{"items": [...]}`."""
     entries = map(as_object, (spec.fragments or {}).values())
     found = [entry.get("wrapped") for entry in entries]
-    return {key for key in (*found, *more) if isinstance(key, str)}
+    if structured == "tool":
+        found.append(tool_parameters(spec.schema or {})[1])
+    return {key for key in found if isinstance(key, str)}
 
 
 _NOT_JSON = object()
@@ -618,7 +620,7 @@ def _unwrapped(
     return result, [note, *parsed.repairs]
 
 
-def _generated(spec: Spec, part: str) -> Any:
+def generated(spec: Spec, part: str) -> Any:
     """One of the signature's generated modules (`part` "" for the validators, "models." for
     the models), in the package this runtime is copied into; loaded on the first call."""
     return importlib.import_module(f"{__package__}.{part}{spec.module}")
@@ -638,7 +640,7 @@ def call_json(
 ) -> Step[Any]:
     """A generated client function of a JSON signature: its arguments checked by the input
     validator, then `run_json` with its reply parser and output model."""
-    turns = _json_call(
+    turns = json_call(
         spec,
         values,
         max_turns=max_turns,
@@ -664,7 +666,7 @@ async def acall_json(
     budget: Budget | None = None,
 ) -> Step[Any]:
     """`call_json`, the async form: the generated `aNAME` function of a JSON signature."""
-    turns = _json_call(
+    turns = json_call(
         spec,
         values,
         max_turns=max_turns,
@@ -677,7 +679,7 @@ async def acall_json(
     return await _adrive(turns, llm, _forms(spec))
 
 
-def _json_call(
+def json_call(
     spec: Spec,
     values: dict[str, Any],
     *,
@@ -688,9 +690,11 @@ def _json_call(
     hooks: Hooks | None,
     budget: Budget | None,
 ) -> Turns[Any]:
-    validators = _generated(spec, "")
+    """The turns of a generated function's call: its arguments checked by the input
+    validator, then `json_turns` with its reply parser and output model."""
+    validators = generated(spec, "")
     checked = getattr(validators, f"validate_{spec.key}_input")(plain(values))
-    model = getattr(_generated(spec, "models."), spec.model)
+    model = getattr(generated(spec, "models."), spec.model)
     return json_turns(
         spec,
         checked,
@@ -739,7 +743,7 @@ def _text_call(
     described: Mapping[str, str] | None,
     hooks: Hooks | None,
 ) -> Turns[str]:
-    checked = getattr(_generated(spec, ""), f"validate_{spec.key}_input")(plain(values))
+    checked = getattr(generated(spec, ""), f"validate_{spec.key}_input")(plain(values))
     return text_turns(spec, checked, described, hooks)
 
 
@@ -1236,12 +1240,16 @@ __all__ = [
     "Turn",
     "TurnEvent",
     "Turns",
+    "answer_keys",
     "anthropic_payload",
     "arun_json",
     "arun_text",
+    "awaitable",
     "build_request",
     "chain",
     "gemini_payload",
+    "generated",
+    "json_call",
     "json_turns",
     "ollama_payload",
     "openai_payload",

@@ -862,6 +862,88 @@ def validate(
     return result
 
 
+def partial(
+    descriptor: Descriptor,
+    value: Any,
+    types: Types,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> Any:
+    """A stream's partial answer (`PartialReader.value`) as far as it is valid: of a map,
+    each member whose value is valid for its field, normalised (the member `growing`, a
+    string still being read, kept as it is when its field is a string); of a list, its
+    valid items up to the first invalid one; of anything else, None (it shows once
+    complete, as the final answer). `memo` keeps what was checked between calls, by the
+    identity of the complete values the reader never changes."""
+    memo = {} if memo is None else memo
+    d = _resolved(descriptor, types)
+    if d[0] == "map" and dict is type(value):
+        fields = {f[0]: f for f in d[1]}
+        out: dict[str, Any] = {}
+        members: dict[str, Any] = value
+        for key, member in members.items():
+            field = fields.get(key)
+            if field is None:
+                continue
+            if key == growing:
+                if _resolved(field[2], types)[0] in ("str", "keyword"):
+                    out[key] = member
+                continue
+            checked = _partial_field(field, member, types, memo)
+            if checked is not _INVALID:
+                out[key] = checked
+        return out
+    if d[0] == "list" and list is type(value):
+        items: list[Any] = value
+        return _partial_items(d[1], items, types, memo, "")
+    return None
+
+
+def _resolved(d: Descriptor, types: Types) -> Descriptor:
+    """`d` with references and nullability looked through."""
+    for _ in range(len(types) + 2):
+        if d[0] == "ref":
+            d = types[d[1]]
+        elif d[0] == "opt":
+            d = d[1]
+        else:
+            break
+    return d
+
+
+def _partial_field(field: Any, value: Any, types: Types, memo: dict[Any, Any]) -> Any:
+    key = (field[0], id(value))
+    if key in memo and memo[key][0] is value:
+        return memo[key][1]
+    kind = _resolved(field[2], types)
+    if list is type(value) and kind[0] == "list":  # a list still filling
+        given: list[Any] = value
+        items = _partial_items(kind[1], given, types, memo, field[0])
+        return items if len(items) == len(given) or items else _INVALID
+    result, errors, _ = check(Map((field,)), {field[0]: value}, types, lenient=True)
+    checked: Any = _INVALID if errors else result[field[0]]
+    memo[key] = (value, checked)
+    return checked
+
+
+def _partial_items(
+    item: Descriptor, items: list[Any], types: Types, memo: dict[Any, Any], at: str
+) -> list[Any]:
+    out: list[Any] = []
+    for value in items:
+        key = (at, "[]", id(value))
+        if key in memo and memo[key][0] is value:
+            checked = memo[key][1]
+        else:
+            result, errors, _ = check(item, value, types, lenient=True)
+            checked = _INVALID if errors else result
+            memo[key] = (value, checked)
+        if checked is _INVALID:
+            break
+        out.append(checked)
+    return out
+
+
 class Slow(Exception):
     """Raised by `_punt`, the reply parser's stand-in for the runtime's validator: where
     a generated validator would hand a value to the runtime, the parser checks it

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +29,7 @@ import jinja2
 from sigspec.emit.python import pysource as ps
 from sigspec.emit.python.imports import Aliases, relative
 from sigspec.emit.python.pytypes import PRIMITIVES
+from sigspec.emit.python.validators import partial_types
 from sigspec.lower.names.python import (
     CLIENT_MODULE_NAMES,
     constant,
@@ -218,6 +220,22 @@ def async_names(lowered: Lowered, module: Module) -> dict[str, str]:
     sync = [function_name(s.name) for s in module.signatures if s.mode in _OPTIONS]
     sync += [function_name(p.name) for p, _ in runnable]
     return {name: names.take(f"a{name}") for name in sync}
+
+
+def stream_names(lowered: Lowered, module: Module) -> dict[str, tuple[str, str]]:
+    """The stream forms' names of each json signature's client function, by the sync
+    form's: `NAME_stream` and `aNAME_stream`, taken after every other function's name, so
+    a signature `x_stream` beside `x` keeps its name and `x`'s stream form gets `_2`."""
+    names = Namer()
+    names.taken.update(function_name(s.name) for s in module.signatures)
+    names.taken.update(function_name(p.name) for p, _ in pipeline_steps(lowered, module))
+    asyncs = async_names(lowered, module)
+    names.taken.update(asyncs.values())
+    json_sigs = [function_name(s.name) for s in module.signatures if s.mode == "json"]
+    return {
+        ident: (names.take(f"{ident}_stream"), names.take(f"{asyncs[ident]}_stream"))
+        for ident in json_sigs
+    }
 
 
 def _provider_schemas(lowered: Lowered, sig: ir.Signature) -> Iterator[tuple[str, Any]]:
@@ -577,6 +595,112 @@ def _function(view: SigView, models: Mapping[str, str], imports: _Imports) -> st
     return out + "\n\n" + "\n".join([head, f"    {doc}", *check]) + "\n"
 
 
+@dataclass(frozen=True)
+class StreamView:
+    """A json signature's stream forms: their names, and the partial type they yield as
+    the client module names it (its validators module's, imported for the checkers)."""
+
+    sync: str
+    async_: str
+    partial: str
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self.sync, self.async_
+
+
+def _stream_views(
+    lowered: Lowered, module: Module, names: Namer, aliases: Aliases
+) -> dict[str, StreamView]:
+    """Each json signature's stream forms, by its function's name; their names and the
+    alias of the validators module (which holds the partial types) are taken in `names`."""
+    found = stream_names(lowered, module)
+    names.taken.update(n for pair in found.values() for n in pair)
+    if not found:
+        return {}
+    alias = names.take("_v_" + aliases.models[module.dotted].removeprefix("_m_"))
+    partials = partial_types(lowered, module)
+    by_ident = {function_name(s.name): s.name for s in module.signatures}
+    return {
+        ident: StreamView(sync, async_, f"{alias}.{partials[by_ident[ident]]}")
+        for ident, (sync, async_) in found.items()
+    }
+
+
+def _v_alias(streams: Mapping[str, StreamView]) -> str:
+    return next(iter(streams.values())).partial.split(".")[0]
+
+
+def _streams(view: SigView, stream: StreamView | None, models: Mapping[str, str]) -> str:
+    """`NAME_stream` and `aNAME_stream` (appended to `NAME`'s forms, or nothing):
+    `NAME`'s arguments and `strings`, handed to the stream runtime, which yields the
+    partials and keeps the `Step`."""
+    if stream is None:
+        return ""
+    model = f"{models[view.module]}.{view.output}"
+    out = []
+    for name, asynchronous in ((stream.sync, False), (stream.async_, True)):
+        a = "a" if asynchronous else ""
+        kind = "AsyncStream" if asynchronous else "Stream"
+        llm = "llm: AsyncStreamLlm" if asynchronous else "llm: StreamLlm"
+        params = [p.line for p in view.params]
+        params += [llm, *_OPTIONS["json"], _STRINGS]
+        body = _body(view, asynchronous)
+        call = ps.call(
+            f"_stream.{a}call_json_stream",
+            ps.code(view.spec),
+            _values(view.params) if not _mutable(view) else ps.code("_values"),
+            ps.code("llm"),
+            max_turns=ps.code("max_turns"),
+            structured=ps.code("structured"),
+            described=ps.code("field_descriptions"),
+            limits=ps.code("limits"),
+            budget=ps.code("budget"),
+            hooks=ps.code("hooks"),
+            strings=ps.code("strings"),
+            names=ps.lit((stream.sync, stream.async_)),
+        )
+        body = [*body[:-1], _statement("return ", call)]
+        doc = _stream_docstring(view, stream, asynchronous)
+        node = ps.subscript(kind, ps.code(stream.partial), ps.code(model))
+        returns = ps.render(node, 0, len(") -> "), len(":"))
+        out.append(_def(name, params, returns, doc, body))
+    return "".join("\n\n\n" + f.rstrip("\n") for f in out)
+
+
+_STRINGS = 'strings: Literal["complete", "growing"] = "complete"'
+
+
+def _mutable(view: SigView) -> bool:
+    return any(p.mutable_default for p in view.params)
+
+
+def _stream_docstring(view: SigView, stream: StreamView, asynchronous: bool) -> str:
+    partial = stream.partial.rsplit(".", 1)[-1]
+    if asynchronous:
+        how = (
+            f"The async form of `{stream.sync}`: `llm` is an async streaming callback (an"
+            " `async def` generator of chunks); `async for` the partials, then"
+            " `await stream.result()` is the `Step`."
+        )
+    else:
+        how = (
+            f"`{view.ident}`, streamed: `llm` returns an iterable of chunks (strings, or"
+            " dicts with `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the"
+            " returned stream for the partial answers, each yielded when it changed; then"
+            " `stream.step` (or `stream.result()`) is the `Step` the plain call returns."
+        )
+    what = (
+        f"A partial (`{partial}`) holds the output's fields that are complete and valid"
+        ' so far; with `strings="growing"`, a string field also while it is written. A'
+        " turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,"
+        " whose partials start again."
+    )
+    wrapped = [textwrap.fill(part, ps.WIDTH - len(ps.INDENT)) for part in (how, what)]
+    parts = [view.doc.strip() or "Call the model and stream its checked answer.", *wrapped]
+    return ps.docstring("\n\n".join(parts), 1)
+
+
 def _pipeline(
     p: PipelineView,
     models: Mapping[str, str],
@@ -668,6 +792,7 @@ def client_module(
     names.taken.update(function_name(p.name) for p, _ in runnable)
     own_async = async_names(lowered, module)
     names.taken.update(own_async.values())
+    streams = _stream_views(lowered, module, names, aliases)
     names.taken.update(aliases.models.values())
     names.taken.update(aliases.clients.values())
     literals = LiteralAliases(names)
@@ -717,7 +842,8 @@ def client_module(
         async_doc = _docstring(v.doc, v.params, _returns_text(v), fields, note)
         done = replace(v, spec=spec, docstring=doc, async_docstring=async_doc)
         statements = [t.rstrip("\n") for t in constants.statements[start:]]
-        sections.append((statements, _function(done, by_module, imports).rstrip("\n")))
+        code = _function(done, by_module, imports).rstrip("\n")
+        sections.append((statements, code + _streams(done, streams.get(v.ident), by_module)))
     functions = [
         _pipeline(p, by_module, aliases, module.dotted, asynchronous).rstrip("\n")
         for p in pipelines
@@ -736,7 +862,25 @@ def client_module(
         pipelines=functions,
         imports=imports,
         models=used,
-        typing=(["TYPE_CHECKING"] if used else []) + _typing(views, pipelines, literals),
+        typing=(["TYPE_CHECKING"] if used or streams else []) + _typing(views, pipelines, literals),
+        validators=bool(streams),
+        # The models modules and, for the stream forms' partial types, the validators
+        # module, in the order ruff's isort keeps.
+        checking=sorted(
+            [*used]
+            + (
+                [ImportLine(relative(here, module.path[:-1]), module.path[-1], _v_alias(streams))]
+                if streams
+                else []
+            ),
+            key=lambda line: (line.source, line.name),
+        ),
+        streams=_from_import(
+            relative(here, ("_stream",)), ["AsyncStream", "AsyncStreamLlm", "Stream", "StreamLlm"]
+        )
+        if streams
+        else "",
+        stream_example=next((f"`{s.sync}` beside `{i}`" for i, s in streams.items()), ""),
         literal_aliases=[t.rstrip("\n") for t in literals.statements],
         runtime=_from_import(
             relative(here, ("_client",)),
@@ -747,7 +891,12 @@ def client_module(
             "",
         ),
         up=relative(here, ()),
-        exported=[ps.string(name) for name in sorted(_exported(views, pipelines))],
+        exported=[
+            ps.string(name)
+            for name in sorted(
+                [*_exported(views, pipelines), *(n for s in streams.values() for n in s.names)]
+            )
+        ],
         names=[v.name for v in views],
         abc=_abc(views, pipelines),
     )

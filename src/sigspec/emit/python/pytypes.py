@@ -107,6 +107,24 @@ class PyTypes:
             self.alias(name, t, hint)
         return name
 
+    def partial(self, t: ir.TypeRef, hint: str, output: str) -> str:
+        """A signature's partial answer (what a stream shows before the whole): of a map,
+        a `total=False` TypedDict of its fields; of anything else, the output's type."""
+        name = self.space.take(hint)
+        target = t
+        while isinstance(target, ir.Ref) and target.name in self.types:
+            target = self.types[target.name].type
+        if isinstance(target, ir.MapOf):
+            self.pending.add(name)
+            self.uses.add("TypedDict")
+            fields = [(f.name, self.of(f.type, name + pascal(f.name))) for f in target.fields]
+            self.definitions.append(self._typed_dict(name, "TypedDict", fields, total=False))
+            self.pending.discard(name)
+        else:
+            self.uses.add("TypeAlias")
+            self.definitions.append(f"{name}: TypeAlias = {output}\n")
+        return name
+
     def alias(self, name: str, t: ir.TypeRef, hint: str) -> None:
         self.pending.add(name)
         ann = self.of(t, hint)

@@ -5,8 +5,9 @@ runtime's validator with the descriptors alone."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, assert_never
 
 import jinja2
@@ -175,6 +176,7 @@ class SigView:
     result: str  # the normalised value's expression once they passed
     deep: bool  # may a valid value nest past the default depth limit (checked first, then)
     lines: Mapping[str, str]  # statements and headers, each as ruff formats it
+    partial: str = ""  # a json signature's `partial_NAME` (a stream's partial answer)
 
 
 def _def(name: str, params: list[ps.Node], returns: str) -> str:
@@ -279,12 +281,34 @@ class _Module:
         )
 
 
+def _partial(n: SigNames, name: str, partial_type: str) -> str:
+    """`partial_NAME`: what of a streamed answer is valid so far, for the stream drivers."""
+    params: list[ps.Node] = [
+        ps.code("value: Any"),
+        ps.code("growing: str | None = None"),
+        ps.code("memo: dict[Any, Any] | None = None"),
+    ]
+    returns = f"{partial_type} | None"
+    text = (
+        f"What of a partial answer to `{name}` (a stream's `PartialReader.value`) is"
+        " valid so far, normalised; `growing`, `memo`: the stream's."
+    )
+    doc = ps.docstring(textwrap.fill(text, ps.WIDTH - len(ps.INDENT)), 1)
+    call = _call(
+        1, f"result: {returns} = _rt.partial", n.output, "value", n.types, "growing", "memo"
+    )
+    head = _def(f"partial_{n.ident}", params, returns)
+    return "\n".join([head, f"    {doc}", call, "    return result"])
+
+
 def _names(module: Module) -> Namespace:
     """The module's namespace with its public functions' names taken first."""
     space = Namespace(_MODULE_NAMES)
     for sig in module.signatures:
         ident = suffix(sig.name)
         space.take_all((f"validate_{ident}", f"validate_{ident}_input", f"parse_{ident}"))
+        if sig.mode == "json":
+            space.take(f"partial_{ident}")
     return space
 
 
@@ -295,12 +319,16 @@ def _exports(views: list[SigView], types: list[str]) -> list[str]:
         n = v.names
         names += [f"validate_{n.ident}", f"validate_{n.ident}_input", f"parse_{n.ident}"]
         names += [n.output_type, n.input_type]
+        if v.partial:
+            names.append(f"partial_{n.ident}")
     return [ps.string(name) for name in sorted(names)]
 
 
-def validators_module(
-    lowered: Lowered, module: Module, env: jinja2.Environment, *, compact: bool
-) -> str:
+def _typed(
+    lowered: Lowered, module: Module
+) -> tuple[Namespace, PyTypes, list[tuple[str, str]], dict[str, str]]:
+    """The module's typed forms: its namespace, its types, each signature's output and
+    params types, and each json signature's partial type (by signature)."""
     project = lowered.project
     space = _names(module)
     roots = [t for s in module.signatures for t in (s.output, *(p.type for p in s.params))]
@@ -316,9 +344,32 @@ def validators_module(
         )
         for sig in module.signatures
     ]
+    partials = {
+        sig.name: pytypes.partial(sig.output, pascal(sig.name) + "Partial", output)
+        for sig, (output, _) in zip(module.signatures, tops, strict=True)
+        if sig.mode == "json"
+    }
+    return space, pytypes, tops, partials
+
+
+def partial_types(lowered: Lowered, module: Module) -> dict[str, str]:
+    """Each json signature's partial type's name in its validators module (the client
+    module's stream functions name it)."""
+    return _typed(lowered, module)[3]
+
+
+def validators_module(
+    lowered: Lowered, module: Module, env: jinja2.Environment, *, compact: bool
+) -> str:
+    project = lowered.project
+    space, pytypes, tops, partials = _typed(lowered, module)
     types = space.take("TYPES")
     writer = _Module(lowered, compact, space, pytypes, FastPaths(project, space), types, set())
     views = [writer.signature(s, *top) for s, top in zip(module.signatures, tops, strict=True)]
+    views = [
+        replace(v, partial=_partial(v.names, v.name, partials[v.name])) if v.name in partials else v
+        for v in views
+    ]
     descriptors = lowered.type_descriptors(module.signatures)
     types_node = ps.lit({k: descriptor_node(v, writer.used) for k, v in descriptors.items()})
     fast = writer.fast
@@ -339,7 +390,7 @@ def validators_module(
         functions=fast.functions,
         signatures=views,
         compact=compact,
-        exports=_exports(views, [pytypes.names[n] for n in named]),
+        exports=_exports(views, [*pytypes.names.values(), *partials.values()]),
         depth=LIMITS.depth,
         uses_depth=any(v.deep for v in views),
     )

@@ -5,7 +5,8 @@ For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)`
 normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
 `parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
 (`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
-limits on reply size, nesting depth and tags.
+limits on reply size, nesting depth and tags. For a json signature, `partial_NAME(value)`
+keeps what of a streamed answer is valid so far (typed `NamePartial`), for the stream forms.
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ class AgentStepOutput(_AgentStepOutputRequired, total=False):
 
 class AgentStepInput(TypedDict):
     query: str
+
+
+class AgentStepPartial(TypedDict, total=False):
+    reasoning: str
+    conclusion: str
+    confidence: float
+    files: list[str]
+    sub_tasks: list[SubTask]
+    needs_more_info: bool
+    next_action: Literal["continue", "finalize", "ask_user"]
+    error: str | None
 
 
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
@@ -225,15 +237,35 @@ def parse_agent_step(text: str, limits: Limits | None = None) -> ParseResult:
     )
 
 
+def partial_agent_step(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> AgentStepPartial | None:
+    """What of a partial answer to `agent_step` (a stream's `PartialReader.value`) is valid
+    so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: AgentStepPartial | None = _rt.partial(
+        AGENT_STEP_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 __all__ = [
     "AgentStepInput",
     "AgentStepOutput",
+    "AgentStepPartial",
     "Limits",
     "ParseResult",
     "ReplyError",
     "SubTask",
     "ValidationError",
     "parse_agent_step",
+    "partial_agent_step",
     "validate_agent_step",
     "validate_agent_step_input",
 ]

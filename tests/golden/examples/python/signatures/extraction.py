@@ -5,7 +5,8 @@ For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)`
 normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
 `parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
 (`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
-limits on reply size, nesting depth and tags.
+limits on reply size, nesting depth and tags. For a json signature, `partial_NAME(value)`
+keeps what of a streamed answer is valid so far (typed `NamePartial`), for the stream forms.
 """
 
 from __future__ import annotations
@@ -77,6 +78,39 @@ class ReadInvoiceOutput(_ReadInvoiceOutputRequired, total=False):
 
 class ReadInvoiceInput(TypedDict):
     document: str
+
+
+class _ExtractProductsPartialProductsItemRequired(TypedDict):
+    name: str
+    tags: list[str]
+
+
+class ExtractProductsPartialProductsItem(
+    _ExtractProductsPartialProductsItemRequired,
+    total=False,
+):
+    price: float | None
+
+
+class ExtractProductsPartial(TypedDict, total=False):
+    products: list[ExtractProductsPartialProductsItem]
+    main_topic: str
+
+
+class ReadInvoicePartialLineItemsItem(TypedDict):
+    description: str
+    quantity: int
+    unit_price: float
+    total: float
+
+
+class ReadInvoicePartial(TypedDict, total=False):
+    invoice_number: str
+    issue_date: str
+    currency: Literal["USD", "EUR", "GBP"]
+    line_items: list[ReadInvoicePartialLineItemsItem]
+    due_date: str | None
+    total: float
 
 
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
@@ -220,6 +254,24 @@ def parse_extract_products(text: str, limits: Limits | None = None) -> ParseResu
         validate_extract_products,
         limits,
     )
+
+
+def partial_extract_products(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> ExtractProductsPartial | None:
+    """What of a partial answer to `extract_products` (a stream's `PartialReader.value`) is
+    valid so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: ExtractProductsPartial | None = _rt.partial(
+        EXTRACT_PRODUCTS_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
 
 
 # `read_invoice` returns {invoice_number :string @pattern("^[A-Z0-9-]+$"), issue_date
@@ -367,17 +419,39 @@ def parse_read_invoice(text: str, limits: Limits | None = None) -> ParseResult:
     )
 
 
+def partial_read_invoice(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> ReadInvoicePartial | None:
+    """What of a partial answer to `read_invoice` (a stream's `PartialReader.value`) is
+    valid so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: ReadInvoicePartial | None = _rt.partial(
+        READ_INVOICE_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 __all__ = [
     "ExtractProductsInput",
     "ExtractProductsOutput",
+    "ExtractProductsPartial",
     "Limits",
     "ParseResult",
     "ReadInvoiceInput",
     "ReadInvoiceOutput",
+    "ReadInvoicePartial",
     "ReplyError",
     "ValidationError",
     "parse_extract_products",
     "parse_read_invoice",
+    "partial_extract_products",
+    "partial_read_invoice",
     "validate_extract_products",
     "validate_extract_products_input",
     "validate_read_invoice",

@@ -5,7 +5,8 @@ For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)`
 normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
 `parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
 (`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
-limits on reply size, nesting depth and tags.
+limits on reply size, nesting depth and tags. For a json signature, `partial_NAME(value)`
+keeps what of a streamed answer is valid so far (typed `NamePartial`), for the stream forms.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ class ResearchOutput(TypedDict):
 
 class ResearchInput(TypedDict):
     topic: str
+
+
+RankResultsPartial: TypeAlias = RankResultsOutput
 
 
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
@@ -173,6 +177,24 @@ def parse_rank_results(text: str, limits: Limits | None = None) -> ParseResult:
     )
 
 
+def partial_rank_results(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> RankResultsPartial | None:
+    """What of a partial answer to `rank_results` (a stream's `PartialReader.value`) is
+    valid so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: RankResultsPartial | None = _rt.partial(
+        RANK_RESULTS_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 # `research` returns {summary :string, sources [Source] @max_items(20)}
 RESEARCH_OUTPUT = Map(
     (Field("summary", Str()), Field("sources", List(Ref("Source")), max_items=20)),
@@ -230,6 +252,7 @@ __all__ = [
     "ParseResult",
     "RankResultsInput",
     "RankResultsOutput",
+    "RankResultsPartial",
     "ReplyError",
     "ResearchInput",
     "ResearchOutput",
@@ -237,6 +260,7 @@ __all__ = [
     "ValidationError",
     "parse_rank_results",
     "parse_research",
+    "partial_rank_results",
     "validate_rank_results",
     "validate_rank_results_input",
     "validate_research",

@@ -5,7 +5,8 @@ For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)`
 normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
 `parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
 (`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
-limits on reply size, nesting depth and tags.
+limits on reply size, nesting depth and tags. For a json signature, `partial_NAME(value)`
+keeps what of a streamed answer is valid so far (typed `NamePartial`), for the stream forms.
 """
 
 from __future__ import annotations
@@ -62,6 +63,17 @@ class ActOnSentimentOutput(_ActOnSentimentOutputRequired, total=False):
 class ActOnSentimentInput(TypedDict):
     sentiment: Sentiment
     score: float
+
+
+class ClassifyPartial(TypedDict, total=False):
+    sentiment: Sentiment
+    score: float
+
+
+class ActOnSentimentPartial(TypedDict, total=False):
+    action: Literal["thank", "escalate", "ignore"]
+    priority: Priority
+    note: str | None
 
 
 # The runtime's descriptors: what the runtime's validator and the reply parser check.
@@ -157,6 +169,24 @@ def parse_classify(text: str, limits: Limits | None = None) -> ParseResult:
     return _rt.parse_checked(text, CLASSIFY_OUTPUT, TYPES, validate_classify, limits)
 
 
+def partial_classify(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> ClassifyPartial | None:
+    """What of a partial answer to `classify` (a stream's `PartialReader.value`) is valid
+    so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: ClassifyPartial | None = _rt.partial(
+        CLASSIFY_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 # `act_on_sentiment` returns {action "thank" | "escalate" | "ignore", priority Priority
 # = 3, note :string?}
 ACT_ON_SENTIMENT_OUTPUT = Map(
@@ -239,11 +269,31 @@ def parse_act_on_sentiment(text: str, limits: Limits | None = None) -> ParseResu
     )
 
 
+def partial_act_on_sentiment(
+    value: Any,
+    growing: str | None = None,
+    memo: dict[Any, Any] | None = None,
+) -> ActOnSentimentPartial | None:
+    """What of a partial answer to `act_on_sentiment` (a stream's `PartialReader.value`) is
+    valid so far, normalised; `growing`, `memo`: the stream's.
+    """
+    result: ActOnSentimentPartial | None = _rt.partial(
+        ACT_ON_SENTIMENT_OUTPUT,
+        value,
+        TYPES,
+        growing,
+        memo,
+    )
+    return result
+
+
 __all__ = [
     "ActOnSentimentInput",
     "ActOnSentimentOutput",
+    "ActOnSentimentPartial",
     "ClassifyInput",
     "ClassifyOutput",
+    "ClassifyPartial",
     "Limits",
     "ParseResult",
     "Priority",
@@ -252,6 +302,8 @@ __all__ = [
     "ValidationError",
     "parse_act_on_sentiment",
     "parse_classify",
+    "partial_act_on_sentiment",
+    "partial_classify",
     "validate_act_on_sentiment",
     "validate_act_on_sentiment_input",
     "validate_classify",

@@ -5,7 +5,8 @@ For each signature NAME: `validate_NAME(value)` and `validate_NAME_input(value)`
 normalised value (typed: `NameOutput`, `NameInput`) or raise `ValidationError`;
 `parse_NAME(text)` finds the answer in a raw LLM reply and returns a `ParseResult`
 (`.value`, `.repairs`) or raises `ReplyError`. Each takes `limits=Limits(...)` to change the
-limits on reply size, nesting depth and tags.
+limits on reply size, nesting depth and tags. For a json signature, `partial_NAME(value)`
+keeps what of a streamed answer is valid so far (typed `NamePartial`), for the stream forms.
 """
 
 from __future__ import annotations

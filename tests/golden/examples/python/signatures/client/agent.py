@@ -8,6 +8,10 @@ Python 3.10 or later, and pydantic 2 for the models.
 
 Each function has an async form named with an `a`, which awaits an async `llm` callback:
 `aagent_step` beside `agent_step`.
+
+Each json function has stream forms, `NAME_stream` and `aNAME_stream`, which take a
+streaming `llm` callback and yield the answer's valid fields as they arrive:
+`agent_step_stream` beside `agent_step`.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
-from .. import _client
+from .. import _client, _stream
 from .._client import (
     AsyncLlm,
     Budget,
@@ -27,10 +31,12 @@ from .._client import (
     Spec,
     Step,
 )
+from .._stream import AsyncStream, AsyncStreamLlm, Stream, StreamLlm
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
 if TYPE_CHECKING:
+    from .. import agent as _v_agent
     from ..models import agent as _m_agent
 
 # The named types' JSON Schemas, each once (a provider's form where it needs another).
@@ -461,9 +467,88 @@ async def aagent_step(
     )
 
 
+def agent_step_stream(
+    *,
+    query: str,
+    llm: StreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> Stream[_v_agent.AgentStepPartial, _m_agent.AgentStepOutput]:
+    """One step of a recursive agent; never fails on a bad field.
+
+    `agent_step`, streamed: `llm` returns an iterable of chunks (strings, or dicts with
+    `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the returned stream for
+    the partial answers, each yielded when it changed; then `stream.step` (or
+    `stream.result()`) is the `Step` the plain call returns.
+
+    A partial (`AgentStepPartial`) holds the output's fields that are complete and valid
+    so far; with `strings="growing"`, a string field also while it is written. A turn
+    that fails validation is retried: `stream.turn` (from 1) tells a new turn, whose
+    partials start again.
+    """
+    return _stream.call_json_stream(
+        AGENT_STEP_SPEC,
+        {"query": query},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("agent_step_stream", "aagent_step_stream"),
+    )
+
+
+def aagent_step_stream(
+    *,
+    query: str,
+    llm: AsyncStreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> AsyncStream[_v_agent.AgentStepPartial, _m_agent.AgentStepOutput]:
+    """One step of a recursive agent; never fails on a bad field.
+
+    The async form of `agent_step_stream`: `llm` is an async streaming callback (an
+    `async def` generator of chunks); `async for` the partials, then `await
+    stream.result()` is the `Step`.
+
+    A partial (`AgentStepPartial`) holds the output's fields that are complete and valid
+    so far; with `strings="growing"`, a string field also while it is written. A turn
+    that fails validation is retried: `stream.turn` (from 1) tells a new turn, whose
+    partials start again.
+    """
+    return _stream.acall_json_stream(
+        AGENT_STEP_SPEC,
+        {"query": query},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("agent_step_stream", "aagent_step_stream"),
+    )
+
+
 __all__ = [
     "JsonEnforcementError",
     "Step",
     "aagent_step",
+    "aagent_step_stream",
     "agent_step",
+    "agent_step_stream",
 ]

@@ -8,6 +8,10 @@ Python 3.10 or later, and pydantic 2 for the models.
 
 Each function has an async form named with an `a`, which awaits an async `llm` callback:
 `aextract_products` beside `extract_products`.
+
+Each json function has stream forms, `NAME_stream` and `aNAME_stream`, which take a
+streaming `llm` callback and yield the answer's valid fields as they arrive:
+`extract_products_stream` beside `extract_products`.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
-from .. import _client
+from .. import _client, _stream
 from .._client import (
     AsyncLlm,
     Budget,
@@ -27,10 +31,12 @@ from .._client import (
     Spec,
     Step,
 )
+from .._stream import AsyncStream, AsyncStreamLlm, Stream, StreamLlm
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
 if TYPE_CHECKING:
+    from .. import extraction as _v_extraction
     from ..models import extraction as _m_extraction
 
 # Prompt texts more than one signature uses.
@@ -421,6 +427,86 @@ async def aextract_products(
     )
 
 
+def extract_products_stream(
+    *,
+    article: str,
+    llm: StreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> Stream[_v_extraction.ExtractProductsPartial, _m_extraction.ExtractProductsOutput]:
+    """Extract the products mentioned in an article.
+
+    `extract_products`, streamed: `llm` returns an iterable of chunks (strings, or dicts
+    with `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the returned stream
+    for the partial answers, each yielded when it changed; then `stream.step` (or
+    `stream.result()`) is the `Step` the plain call returns.
+
+    A partial (`ExtractProductsPartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.call_json_stream(
+        EXTRACT_PRODUCTS_SPEC,
+        {"article": article},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("extract_products_stream", "aextract_products_stream"),
+    )
+
+
+def aextract_products_stream(
+    *,
+    article: str,
+    llm: AsyncStreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> AsyncStream[
+    _v_extraction.ExtractProductsPartial,
+    _m_extraction.ExtractProductsOutput,
+]:
+    """Extract the products mentioned in an article.
+
+    The async form of `extract_products_stream`: `llm` is an async streaming callback
+    (an `async def` generator of chunks); `async for` the partials, then `await
+    stream.result()` is the `Step`.
+
+    A partial (`ExtractProductsPartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.acall_json_stream(
+        EXTRACT_PRODUCTS_SPEC,
+        {"article": article},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("extract_products_stream", "aextract_products_stream"),
+    )
+
+
 # read_invoice: prompts (Mustache templates), output schema, provider fragments.
 
 READ_INVOICE_USER = """\
@@ -783,11 +869,92 @@ async def aread_invoice(
     )
 
 
+def read_invoice_stream(
+    *,
+    document: str,
+    llm: StreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> Stream[_v_extraction.ReadInvoicePartial, _m_extraction.ReadInvoiceOutput]:
+    """Read the fields of an invoice.
+
+    `read_invoice`, streamed: `llm` returns an iterable of chunks (strings, or dicts
+    with `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the returned stream
+    for the partial answers, each yielded when it changed; then `stream.step` (or
+    `stream.result()`) is the `Step` the plain call returns.
+
+    A partial (`ReadInvoicePartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.call_json_stream(
+        READ_INVOICE_SPEC,
+        {"document": document},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("read_invoice_stream", "aread_invoice_stream"),
+    )
+
+
+def aread_invoice_stream(
+    *,
+    document: str,
+    llm: AsyncStreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> AsyncStream[_v_extraction.ReadInvoicePartial, _m_extraction.ReadInvoiceOutput]:
+    """Read the fields of an invoice.
+
+    The async form of `read_invoice_stream`: `llm` is an async streaming callback (an
+    `async def` generator of chunks); `async for` the partials, then `await
+    stream.result()` is the `Step`.
+
+    A partial (`ReadInvoicePartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.acall_json_stream(
+        READ_INVOICE_SPEC,
+        {"document": document},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("read_invoice_stream", "aread_invoice_stream"),
+    )
+
+
 __all__ = [
     "JsonEnforcementError",
     "Step",
     "aextract_products",
+    "aextract_products_stream",
     "aread_invoice",
+    "aread_invoice_stream",
     "extract_products",
+    "extract_products_stream",
     "read_invoice",
+    "read_invoice_stream",
 ]

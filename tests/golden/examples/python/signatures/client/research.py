@@ -8,6 +8,10 @@ Python 3.10 or later, and pydantic 2 for the models.
 
 Each function has an async form named with an `a`, which awaits an async `llm` callback:
 `arank_results` beside `rank_results`.
+
+Each json function has stream forms, `NAME_stream` and `aNAME_stream`, which take a
+streaming `llm` callback and yield the answer's valid fields as they arrive:
+`rank_results_stream` beside `rank_results`.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import _client
+from .. import _client, _stream
 from .._client import (
     AsyncLlm,
     Budget,
@@ -28,10 +32,12 @@ from .._client import (
     Spec,
     Step,
 )
+from .._stream import AsyncStream, AsyncStreamLlm, Stream, StreamLlm
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
 if TYPE_CHECKING:
+    from .. import research as _v_research
     from ..models import research as _m_research
 
 
@@ -335,6 +341,85 @@ async def arank_results(
     )
 
 
+def rank_results_stream(
+    *,
+    query: str,
+    results: list[_m_research.Source | dict[str, Any]],
+    llm: StreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> Stream[_v_research.RankResultsPartial, _m_research.RankResultsOutput]:
+    """Rank search results for a query.
+
+    `rank_results`, streamed: `llm` returns an iterable of chunks (strings, or dicts
+    with `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the returned stream
+    for the partial answers, each yielded when it changed; then `stream.step` (or
+    `stream.result()`) is the `Step` the plain call returns.
+
+    A partial (`RankResultsPartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.call_json_stream(
+        RANK_RESULTS_SPEC,
+        {"query": query, "results": results},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("rank_results_stream", "arank_results_stream"),
+    )
+
+
+def arank_results_stream(
+    *,
+    query: str,
+    results: list[_m_research.Source | dict[str, Any]],
+    llm: AsyncStreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> AsyncStream[_v_research.RankResultsPartial, _m_research.RankResultsOutput]:
+    """Rank search results for a query.
+
+    The async form of `rank_results_stream`: `llm` is an async streaming callback (an
+    `async def` generator of chunks); `async for` the partials, then `await
+    stream.result()` is the `Step`.
+
+    A partial (`RankResultsPartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.acall_json_stream(
+        RANK_RESULTS_SPEC,
+        {"query": query, "results": results},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("rank_results_stream", "arank_results_stream"),
+    )
+
+
 # research: prompts (Mustache templates), output schema, provider fragments.
 
 RESEARCH_USER = """\
@@ -391,7 +476,9 @@ __all__ = [
     "JsonEnforcementError",
     "Step",
     "arank_results",
+    "arank_results_stream",
     "build_research_request",
     "rank_results",
+    "rank_results_stream",
     "validate_research_output",
 ]

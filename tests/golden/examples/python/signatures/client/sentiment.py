@@ -8,6 +8,10 @@ Python 3.10 or later, and pydantic 2 for the models.
 
 Each function has an async form named with an `a`, which awaits an async `llm` callback:
 `aclassify` beside `classify`.
+
+Each json function has stream forms, `NAME_stream` and `aNAME_stream`, which take a
+streaming `llm` callback and yield the answer's valid fields as they arrive:
+`classify_stream` beside `classify`.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
-from .. import _client
+from .. import _client, _stream
 from .._client import (
     AsyncLlm,
     Budget,
@@ -27,10 +31,12 @@ from .._client import (
     Spec,
     Step,
 )
+from .._stream import AsyncStream, AsyncStreamLlm, Stream, StreamLlm
 
 # The validators and the Pydantic models load on a function's first call, so that importing
 # this module costs little more than its constants; the annotations name them lazily.
 if TYPE_CHECKING:
+    from .. import sentiment as _v_sentiment
     from ..models import sentiment as _m_sentiment
 
 # The named types' JSON Schemas, each once (a provider's form where it needs another).
@@ -322,6 +328,83 @@ async def aclassify(
     )
 
 
+def classify_stream(
+    *,
+    text: str,
+    llm: StreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> Stream[_v_sentiment.ClassifyPartial, _m_sentiment.ClassifyOutput]:
+    """Classify the sentiment of a product review.
+
+    `classify`, streamed: `llm` returns an iterable of chunks (strings, or dicts with
+    `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the returned stream for
+    the partial answers, each yielded when it changed; then `stream.step` (or
+    `stream.result()`) is the `Step` the plain call returns.
+
+    A partial (`ClassifyPartial`) holds the output's fields that are complete and valid
+    so far; with `strings="growing"`, a string field also while it is written. A turn
+    that fails validation is retried: `stream.turn` (from 1) tells a new turn, whose
+    partials start again.
+    """
+    return _stream.call_json_stream(
+        CLASSIFY_SPEC,
+        {"text": text},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("classify_stream", "aclassify_stream"),
+    )
+
+
+def aclassify_stream(
+    *,
+    text: str,
+    llm: AsyncStreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> AsyncStream[_v_sentiment.ClassifyPartial, _m_sentiment.ClassifyOutput]:
+    """Classify the sentiment of a product review.
+
+    The async form of `classify_stream`: `llm` is an async streaming callback (an `async
+    def` generator of chunks); `async for` the partials, then `await stream.result()` is
+    the `Step`.
+
+    A partial (`ClassifyPartial`) holds the output's fields that are complete and valid
+    so far; with `strings="growing"`, a string field also while it is written. A turn
+    that fails validation is retried: `stream.turn` (from 1) tells a new turn, whose
+    partials start again.
+    """
+    return _stream.acall_json_stream(
+        CLASSIFY_SPEC,
+        {"text": text},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("classify_stream", "aclassify_stream"),
+    )
+
+
 # act_on_sentiment: prompts (Mustache templates), output schema, provider fragments.
 
 ACT_ON_SENTIMENT_USER = """\
@@ -594,6 +677,85 @@ async def aact_on_sentiment(
     )
 
 
+def act_on_sentiment_stream(
+    *,
+    sentiment: Literal["positive", "negative", "neutral"],
+    score: float,
+    llm: StreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> Stream[_v_sentiment.ActOnSentimentPartial, _m_sentiment.ActOnSentimentOutput]:
+    """Decide what support should do about a classified review.
+
+    `act_on_sentiment`, streamed: `llm` returns an iterable of chunks (strings, or dicts
+    with `content`, `arguments`, `tokens`, `refusal`, ...). Iterate the returned stream
+    for the partial answers, each yielded when it changed; then `stream.step` (or
+    `stream.result()`) is the `Step` the plain call returns.
+
+    A partial (`ActOnSentimentPartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.call_json_stream(
+        ACT_ON_SENTIMENT_SPEC,
+        {"sentiment": sentiment, "score": score},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("act_on_sentiment_stream", "aact_on_sentiment_stream"),
+    )
+
+
+def aact_on_sentiment_stream(
+    *,
+    sentiment: Literal["positive", "negative", "neutral"],
+    score: float,
+    llm: AsyncStreamLlm,
+    max_turns: int | None = None,
+    structured: Literal["prompt", "tool"] = "prompt",
+    field_descriptions: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    budget: Budget | None = None,
+    hooks: Hooks | None = None,
+    strings: Literal["complete", "growing"] = "complete",
+) -> AsyncStream[_v_sentiment.ActOnSentimentPartial, _m_sentiment.ActOnSentimentOutput]:
+    """Decide what support should do about a classified review.
+
+    The async form of `act_on_sentiment_stream`: `llm` is an async streaming callback
+    (an `async def` generator of chunks); `async for` the partials, then `await
+    stream.result()` is the `Step`.
+
+    A partial (`ActOnSentimentPartial`) holds the output's fields that are complete and
+    valid so far; with `strings="growing"`, a string field also while it is written. A
+    turn that fails validation is retried: `stream.turn` (from 1) tells a new turn,
+    whose partials start again.
+    """
+    return _stream.acall_json_stream(
+        ACT_ON_SENTIMENT_SPEC,
+        {"sentiment": sentiment, "score": score},
+        llm,
+        max_turns=max_turns,
+        structured=structured,
+        described=field_descriptions,
+        limits=limits,
+        budget=budget,
+        hooks=hooks,
+        strings=strings,
+        names=("act_on_sentiment_stream", "aact_on_sentiment_stream"),
+    )
+
+
 def triage(
     *,
     text: str,
@@ -666,9 +828,13 @@ __all__ = [
     "JsonEnforcementError",
     "Step",
     "aact_on_sentiment",
+    "aact_on_sentiment_stream",
     "aclassify",
+    "aclassify_stream",
     "act_on_sentiment",
+    "act_on_sentiment_stream",
     "atriage",
     "classify",
+    "classify_stream",
     "triage",
 ]
