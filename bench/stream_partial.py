@@ -31,16 +31,24 @@ chunks of 4, 16 and 64 characters. Each peer gets the chunks one by one, as from
 
 Per peer, size and chunk size: the total time over all chunks (median of N runs; the runs
 interleaved, peer order rotating each round, so that the machine's noise falls on all
-alike), the time of one parse of the whole reply by the same code fed it as a single chunk,
-their ratio, and the number of partials produced. The final values must agree: each peer's
-last value (as JSON) equals the generated answer, or the bench stops.
+alike), the time of one parse of the whole reply by the same code fed it as a single chunk
+(in the same rounds), their ratio, the ratio to `json.loads` of the whole reply, and the
+number of partials produced. Times are CPU seconds of the process (`time.process_time`):
+on a shared machine wall time is mostly waiting for a core. The final values must agree:
+each peer's last value (as JSON) equals the generated answer, or the bench stops.
+
+A peer that re-reads its buffer on every chunk (instructor, BAML) and whose run would last
+past `--budget` seconds (estimated as half a whole parse a chunk) is not run in full: its
+total is estimated from its work on every n-th buffer, counted n times, plus its final
+step; those figures are marked `~`, with one partial counted per chunk (as both emit).
 
     python bench/stream_partial.py [--quick] [--runs N] [--budget SECONDS]
+        [--sizes "1 KB,10 KB"] [--chunks 4,16]
 
-`--quick`: 1 KB and 10 KB in 4-character chunks, 3 runs (under a minute). A peer whose single
-run over a cell takes longer than `--budget` seconds is run once there, and the table says so.
-Needs the bench extra (`pip install -e '.[bench]'`: instructor, baml-py); a peer that is not
-installed is left out, with a line saying so.
+`--quick`: 1 KB and 10 KB in 4-character chunks, 3 runs, a 3 s budget (under a minute);
+the full run (5 runs, a 20 s budget) takes about 4 minutes of CPU. Needs the bench extra
+(`pip install -e '.[bench]'`: instructor, baml-py); a peer that is not installed (or a
+sigspec without the streaming reader) is left out, with a line saying so.
 """
 
 from __future__ import annotations
