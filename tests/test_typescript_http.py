@@ -424,6 +424,13 @@ DECISIONS: list[tuple[str, list[Any]]] = [
             {"Retry-After": "soon"},
             {"Retry-After": ""},
             {},
+            # A negative, an infinite or a non-ASCII number reads as nothing (the next
+            # header, or the backoff), in both runtimes.
+            {"Retry-After": "-5"},
+            {"retry-after-ms": "-250", "Retry-After": "9"},
+            {"Retry-After": "1e400"},
+            {"Retry-After": "1_0"},
+            {"Retry-After": "\u0663"},
         ]
     ],
     *[

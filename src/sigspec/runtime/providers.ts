@@ -608,13 +608,22 @@ export function retryAfter(
   const fields = new Map(
     Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v.trim()]),
   );
-  const ms = fields.get("retry-after-ms");
-  if (ms !== undefined && DECIMAL.test(ms)) return Number(ms);
+  const ms = headerNumber(fields.get("retry-after-ms"));
+  if (ms !== null) return ms;
   const given = fields.get("retry-after");
   if (given === undefined || given === "") return null;
-  if (DECIMAL.test(given)) return Number(given) * 1000;
+  const seconds = headerNumber(given);
+  if (seconds !== null) return seconds * 1000;
+  if (DECIMAL.test(given)) return null; // a negative or infinite number: no date either
   const when = Date.parse(given);
   return Number.isNaN(when) ? null : Math.max(when - nowMs, 0);
+}
+
+/** A non-negative finite decimal number of a header (as Python's `_number`), or null. */
+function headerNumber(text: string | undefined): number | null {
+  if (text === undefined || !DECIMAL.test(text)) return null;
+  const value = Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 /** Whether an error response rejects the structured-output `form` a request was sent in: a

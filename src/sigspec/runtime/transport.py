@@ -56,6 +56,7 @@ from .common import shown
 RETRIED_STATUSES = frozenset({408, 429, *range(500, 600)}) - {501}
 # The forms of asking for JSON, from the most to the least enforced.
 RESPONSE_FORMS = ("json_schema", "json_object", "prompt")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAMES_THE_FORM = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
 _ERROR_BODY_LIMIT = 4096  # bytes of an error response read: enough to name the problem
 _REDIRECTS = 5  # same-server redirects followed for one request
@@ -138,12 +139,12 @@ def retry_after(headers: Mapping[str, str], now: float) -> float | None:
 
 
 def _number(text: str | None) -> float | None:
-    """A non-negative finite number of a header, or None."""
-    try:
-        value = float(text) if text is not None else None
-    except ValueError:
+    """A non-negative finite decimal number of a header (ASCII digits, as the TypeScript
+    runtime reads it: no `1_0`, no `inf`), or None."""
+    if text is None or not _DECIMAL.fullmatch(text):
         return None
-    return value if value is not None and 0 <= value < float("inf") else None
+    value = float(text)
+    return value if 0 <= value < float("inf") else None
 
 
 def rejects_form(form: str, status: int | None, body: str, answered: bool) -> bool:
