@@ -383,6 +383,17 @@ def test_the_key_shows_in_no_repr_error_traceback_or_log(
         assert KEY not in text and KEY[::-1] not in text, text
 
 
+def test_an_error_body_cut_inside_an_echoed_key_keeps_none_of_it() -> None:
+    """The error body is read up to 4096 bytes: a key echoed across that limit left its start
+    in `.body` (the whole key was no longer there to replace)."""
+    for keep in (4, 12, len(KEY) - 1):
+        echo = "x" * (4096 - len("Bearer ") - keep) + f"Bearer {KEY} and more"
+        with Server(Answer(echo, 401)) as server, pytest.raises(LlmHttpError) as caught:
+            callback(server.url)(TEXT_REQUEST)
+        assert caught.value.body.endswith("Bearer [redacted]"), keep
+        assert KEY[:keep] not in caught.value.body + str(caught.value)
+
+
 # -- structured-output negotiation ---------------------------------------------------------------
 
 

@@ -635,6 +635,17 @@ def test_the_key_shows_in_no_error_string_inspection_or_json(js: Path) -> None:
         assert KEY not in text and KEY[::-1] not in text, text
 
 
+def test_an_error_body_cut_inside_an_echoed_key_keeps_none_of_it(js: Path) -> None:
+    """As Python's: the start of a key the 4096-byte read of an error body cut is redacted."""
+    for keep in (4, 12, len(KEY) - 1):
+        echo = "x" * (4096 - len("Bearer ") - keep) + f"Bearer {KEY} and more"
+        with Server(Answer(echo.encode(), 401)) as server:
+            out = calls(js, server.url, TEXT_REQUEST, options={"retry": {"attempts": 1}})
+        [result] = out["results"]
+        assert result["error"]["body"].endswith("Bearer [redacted]"), keep
+        assert KEY[:keep] not in json.dumps(out)
+
+
 def test_only_http_and_https_urls_and_sane_options(js: Path) -> None:
     refused = [
         {"baseUrl": "file:///etc", "model": "m"},

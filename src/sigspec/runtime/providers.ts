@@ -1046,7 +1046,8 @@ class Transport {
     let detail = "";
     try {
       const raw = await readBounded(response, ERROR_BODY_LIMIT, false);
-      detail = this.redacted(new TextDecoder().decode(raw ?? undefined));
+      const cut = (raw?.length ?? 0) >= ERROR_BODY_LIMIT;
+      detail = this.redacted(new TextDecoder().decode(raw ?? undefined), cut);
     } catch {
       // a body cut short still leaves the status to report
     }
@@ -1063,10 +1064,14 @@ class Transport {
     return new Transient(error, retryAfter(asked, Date.now()));
   }
 
-  /** `text` (a server's error body, which may echo the request) without the secrets. */
-  redacted(text: string): string {
-    for (const secret of this.#secrets)
+  /** `text` (a server's error body, which may echo the request) without the secrets;
+   * when `cut` (the body's read stopped at its limit), without the start of a secret it
+   * ends with either. */
+  redacted(text: string, cut = false): string {
+    for (const secret of this.#secrets) {
       text = text.split(secret).join("[redacted]");
+      if (cut) text = withoutStart(text, secret);
+    }
     return text;
   }
 
@@ -1115,6 +1120,15 @@ class Transport {
 }
 
 /** At most `limit` bytes of a body: null past it when `refuse`, else the first `limit`. */
+/** `text` without the start of `secret` it ends with (4 characters or more), as a body cut
+ * at its limit in the middle of an echoed secret ends. */
+function withoutStart(text: string, secret: string): string {
+  for (let size = secret.length - 1; size > 3; size--)
+    if (text.endsWith(secret.slice(0, size)))
+      return text.slice(0, -size) + "[redacted]";
+  return text;
+}
+
 async function readBounded(
   response: FetchResponse,
   limit: number,

@@ -519,7 +519,8 @@ class _ChatCompletions:
             raw = exc.read(_ERROR_BODY_LIMIT)
         except (OSError, ValueError):
             raw = b""
-        detail = self._redacted(raw.decode("utf-8", "replace"))
+        cut = len(raw) >= _ERROR_BODY_LIMIT
+        detail = self._redacted(raw.decode("utf-8", "replace"), cut=cut)
         error = LlmHttpError(
             f"{shown_url}: HTTP {status}: {detail[:500]}", status=status, body=detail
         )
@@ -542,12 +543,15 @@ class _ChatCompletions:
             raise LlmHttpError(too_large)
         return data
 
-    def _redacted(self, text: str) -> str:
-        """`text` (a server's error body, which may echo the request) without the secrets."""
+    def _redacted(self, text: str, *, cut: bool = False) -> str:
+        """`text` (a server's error body, which may echo the request) without the secrets;
+        when `cut` (the body's read stopped at its limit), without the start of a secret
+        it ends with either."""
         for secret in (self.api_key, *self.headers.values()):
             # A short header value is no secret to hunt for.
             if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
+                text = _without_start(text, secret) if cut else text
         return text
 
     # -- streams ---------------------------------------------------------------------------
@@ -1010,6 +1014,15 @@ def _sleep(seconds: float) -> None:
 def _random() -> float:
 
     return random.random()
+
+
+def _without_start(text: str, secret: str) -> str:
+    """`text` without the start of `secret` it ends with (4 characters or more), as a body
+    cut at its limit in the middle of an echoed secret ends."""
+    for size in range(len(secret) - 1, 3, -1):
+        if text.endswith(secret[:size]):
+            return text[:-size] + "[redacted]"
+    return text
 
 
 def _public_url(url: str) -> str:
