@@ -594,7 +594,7 @@ class AsyncStream(Generic[P, T]):
 
 
 @types.coroutine
-def _in_context(context: contextvars.Context, awaited: Any) -> Any:
+def _in_context(context: contextvars.Context, awaited: Any) -> Generator[Any, Any, Any]:
     """Awaits `awaited` (a coroutine) with each of its steps run in `context`, as a task
     runs its coroutine in the task's context; what the event loop is given passes
     through, so it works under any event loop."""
@@ -609,7 +609,8 @@ def _in_context(context: contextvars.Context, awaited: Any) -> Any:
         except StopIteration as done:
             return done.value
         try:
-            sent, thrown = (yield given), None
+            received: Any = yield given
+            sent, thrown = received, None
         except BaseException as exc:  # handed to the coroutine
             sent, thrown = None, exc
 
