@@ -461,7 +461,7 @@ class _ChatCompletions:
         response = self._open(attempt, "application/json")
         try:
             with response:
-                data = self._bounded(response, shown_url)
+                data = self._bounded(response, shown_url, attempt.until)
         except (OSError, http.client.HTTPException) as exc:
             raise self._broken(exc, shown_url) from None
         try:
@@ -528,9 +528,12 @@ class _ChatCompletions:
             return _Transient(error, headers)
         return error
 
-    def _bounded(self, response: Any, shown_url: str) -> bytes:
+    def _bounded(
+        self, response: Any, shown_url: str, until: float = float("inf")
+    ) -> bytes:
         """The response body, refused past `max_response_bytes` (before reading it when the
-        server says its length)."""
+        server says its length), and read by the `until` of the retry deadline however
+        slowly it comes (a socket timeout bounds one read only)."""
         limit = self.max_response_bytes
         length = response.headers.get("Content-Length") or ""
         too_large = (
@@ -538,10 +541,29 @@ class _ChatCompletions:
         )
         if length.isdigit() and int(length) > limit:
             raise LlmHttpError(f"{too_large}: Content-Length {length}")
-        data: bytes = response.read(limit + 1)
-        if len(data) > limit:
-            raise LlmHttpError(too_large)
-        return data
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            left = until - self._now()
+            late = LlmHttpError(
+                f"{shown_url}: the response went on past the retry deadline of"
+                f" {self.retry.deadline or 0.0:g} s"
+            )
+            if left <= 0:
+                raise late
+            _set_timeout(response, min(self.timeout, left))
+            try:
+                piece: bytes = response.read1(_STREAM_READ)
+            except TimeoutError:
+                if self.timeout < left:
+                    raise
+                raise late from None
+            if not piece:
+                return b"".join(parts)
+            parts.append(piece)
+            size += len(piece)
+            if size > limit:
+                raise LlmHttpError(too_large)
 
     def _redacted(self, text: str, *, cut: bool = False) -> str:
         """`text` (a server's error body, which may echo the request) without the secrets;
