@@ -814,6 +814,24 @@ def test_a_stream_is_retried_before_its_first_chunk_only(js: Path) -> None:
     assert cut["error"]["name"] == "LlmHttpError" and len(server.seen) == 3
 
 
+def test_a_stream_that_ends_without_done_or_a_finish_reason_is_an_error(js: Path) -> None:
+    """As Python's: a stream closed with neither `[DONE]` nor a `finish_reason` may be cut
+    short, and ends in `LlmHttpError` after its chunks (it ended quietly, and the cut reply
+    went to the parser as if whole)."""
+    finished = {"choices": [{"index": 0, "delta": {"content": "}"}, "finish_reason": "stop"}]}
+    with Server(
+        Answer(pieces=[sse(delta(content='{"a": 1'), done=False)]),
+        Answer(pieces=[sse(delta(content='{"a": 1'), finished, done=False)]),
+    ) as server:
+        out = calls(js, server.url, request(), request(), stream=True)
+    cut, whole = out["results"]
+    assert joined(cut["chunks"])["content"] == '{"a": 1'
+    assert cut["error"]["name"] == "LlmHttpError"
+    assert "ended before its end (no [DONE], no finish_reason)" in cut["error"]["message"]
+    assert "error" not in whole and joined(whole["chunks"])["content"] == '{"a": 1}'
+    assert len(server.seen) == 2  # not sent again
+
+
 def test_a_stream_negotiates_its_form_and_reports_errors_in_events(js: Path) -> None:
     with Server(
         Answer({"error": "no json_schema"}, 400),

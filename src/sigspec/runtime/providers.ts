@@ -1271,6 +1271,8 @@ interface OpenStream {
   decoder: TextDecoder;
   read: number;
   controller: AbortController;
+  /** `data: [DONE]` came. */
+  done?: boolean;
 }
 
 /* ---- openAICompatible --------------------------------------------------------------------- */
@@ -1430,7 +1432,10 @@ async function* streamEvents(
   try {
     for (;;) {
       for (const data of open.pending) {
-        if (data.trim() === "[DONE]") return;
+        if (data.trim() === "[DONE]") {
+          open.done = true;
+          return;
+        }
         yield streamEvent(transport, data);
       }
       open.pending = [];
@@ -1474,14 +1479,22 @@ async function* readStream(
 ): AsyncGenerator<Chunk> {
   let answered = false;
   let filtered = false;
+  let finished = false;
   for await (const event of streamEvents(transport, open)) {
     const [chunk, stopped] = eventChunk(event);
     filtered ||= stopped;
+    const choice = asObject(asArray(event["choices"])[0]);
+    finished ||= typeof choice["finish_reason"] === "string";
     if (chunk === null) continue;
     if (typeof chunk !== "string" && (chunk.content || chunk.arguments))
       answered = true;
     yield chunk;
   }
+  if (!open.done && !finished)
+    throw new LlmHttpError(
+      `${transport.shownUrl}: the stream ended before its end (no [DONE], no` +
+        " finish_reason): the reply may be cut short",
+    );
   if (filtered && !answered)
     yield {
       refusal:
