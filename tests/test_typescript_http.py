@@ -814,6 +814,28 @@ def test_a_stream_is_retried_before_its_first_chunk_only(js: Path) -> None:
     assert cut["error"]["name"] == "LlmHttpError" and len(server.seen) == 3
 
 
+def test_a_stream_follows_the_first_tool_call_and_reads_content_parts_as_python(js: Path) -> None:
+    """Parallel tool calls and content as a list of parts: TypeScript joined every delta's
+    first listed call (the second call's arguments into the first's) and dropped parts."""
+    parallel = [
+        delta(tool_calls=[{"index": 0, "function": {"name": "respond", "arguments": ""}}]),
+        delta(tool_calls=[{"index": 0, "function": {"arguments": '{"a": '}}]),
+        delta(tool_calls=[{"index": 1, "function": {"name": "other", "arguments": "{}"}}]),
+        delta(tool_calls=[{"index": 0, "function": {"arguments": "1}"}}]),
+    ]
+    parts = [delta(content=[{"type": "text", "text": '{"b"'}, {"type": "text", "text": ": 2}"}])]
+    data = [sse(*parallel), sse(*parts)]
+    with Server(*(Answer(pieces=[d]) for d in data)) as server:
+        out = calls(js, server.url, request(**FORCED), request(), stream=True)
+    with Server(*(Answer(pieces=[d]) for d in data)) as server:
+        llm = transport.OpenAICompatible(server.url, "m")
+        python = [list(llm.stream(request(**FORCED))), list(llm.stream(request()))]
+    tool, texts = (joined(r["chunks"]) for r in out["results"])
+    assert tool["tool"] == "respond" and tool["arguments"] == '{"a": 1}'
+    assert texts["content"] == '{"b": 2}'
+    assert [tool, texts] == [joined(chunks) for chunks in python]
+
+
 def test_a_stream_that_ends_without_done_or_a_finish_reason_is_an_error(js: Path) -> None:
     """As Python's: a stream closed with neither `[DONE]` nor a `finish_reason` may be cut
     short, and ends in `LlmHttpError` after its chunks (it ended quietly, and the cut reply

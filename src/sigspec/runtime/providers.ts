@@ -1234,22 +1234,32 @@ class Events {
 }
 
 /** What one Chat Completions stream event adds: the chunk (null when nothing), and whether the
- * choice stopped on the content filter. */
-function eventChunk(event: JsonObject): [Chunk | null, boolean] {
+ * choice stopped on the content filter. Of the tool calls, only the first one's index is
+ * followed (`follow` remembers it across the events), as Python's reader does. */
+function eventChunk(
+  event: JsonObject,
+  follow: { index?: unknown },
+): [Chunk | null, boolean] {
   const chunk: Exclude<Chunk, string> = {};
   const choice = asObject(asArray(event["choices"])[0]);
   const delta = asObject(choice["delta"]);
-  const content = delta["content"];
-  if (typeof content === "string" && content) chunk.content = content;
-  const call = asObject(asArray(delta["tool_calls"])[0]);
-  const fn = asObject(call["function"]);
-  const name = fn["name"];
-  if (typeof name === "string" && name) chunk.tool = name;
-  const args = fn["arguments"];
-  if (typeof args === "string" && args) chunk.arguments = args;
-  const refusal = delta["refusal"];
-  if (typeof refusal === "string" && refusal) chunk.refusal = refusal;
-  const reasoning = word(either(delta, "reasoning_content", "reasoning"));
+  const content = piece(delta["content"]);
+  if (content) chunk.content = content;
+  let args = "";
+  for (const given of asArray(delta["tool_calls"])) {
+    const call = asObject(given);
+    const index = call["index"] ?? 0;
+    if (!("index" in follow)) follow.index = index;
+    if (index !== follow.index) continue;
+    const fn = asObject(call["function"]);
+    const name = fn["name"];
+    if (typeof name === "string" && name) chunk.tool = name;
+    args += piece(fn["arguments"]) ?? "";
+  }
+  if (args) chunk.arguments = args;
+  const refusal = piece(delta["refusal"]);
+  if (refusal) chunk.refusal = refusal;
+  const reasoning = piece(delta["reasoning_content"] || delta["reasoning"]);
   if (reasoning) chunk.reasoning = reasoning;
   if (isObject(event["usage"])) {
     const usage = event["usage"];
@@ -1261,6 +1271,16 @@ function eventChunk(event: JsonObject): [Chunk | null, boolean] {
   }
   const filtered = choice["finish_reason"] === "content_filter";
   return [Object.keys(chunk).length > 0 ? chunk : null, filtered];
+}
+
+/** A delta's text: a string, or the text parts of a list (as some servers send); null for
+ * none (Python's `_piece`). */
+function piece(value: unknown): string | null {
+  if (Array.isArray(value)) {
+    const parts = value.map((part) => asObject(part)["text"]);
+    return parts.filter((p) => typeof p === "string").join("") || null;
+  }
+  return typeof value === "string" && value ? value : null;
 }
 
 /** An open stream: the reader, the events read ahead (up to the first), the parser state. */
@@ -1480,8 +1500,9 @@ async function* readStream(
   let answered = false;
   let filtered = false;
   let finished = false;
+  const follow: { index?: unknown } = {};
   for await (const event of streamEvents(transport, open)) {
-    const [chunk, stopped] = eventChunk(event);
+    const [chunk, stopped] = eventChunk(event, follow);
     filtered ||= stopped;
     const choice = asObject(asArray(event["choices"])[0]);
     finished ||= typeof choice["finish_reason"] === "string";
