@@ -57,6 +57,7 @@ RETRIED_STATUSES = frozenset({408, 429, *range(500, 600)}) - {501}
 # The forms of asking for JSON, from the most to the least enforced.
 RESPONSE_FORMS = ("json_schema", "json_object", "prompt")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 _NAMES_THE_FORM = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
 _ERROR_BODY_LIMIT = 4096  # bytes of an error response read: enough to name the problem
 _REDIRECTS = 5  # same-server redirects followed for one request
@@ -862,6 +863,7 @@ class _Events:
         self.said = False  # answer text, arguments or a refusal came
         self.call: Any = None  # the index of the tool call followed (the first)
         self.failed: LlmHttpError | None = None  # an error after chunks not yet given
+        self.cr = False  # the bytes fed last ended in a CR (a CRLF's LF may come next)
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         if self.failed is not None:
@@ -871,17 +873,21 @@ class _Events:
             raise LlmHttpError(
                 f"{self.url}: the stream is larger than max_response_bytes ({self.limit})"
             )
-        if b"\n" not in data:
+        if self.cr and data.startswith(b"\n"):
+            data = data[1:]  # the LF of a CRLF whose CR ended the bytes before
+        self.cr = False
+        if b"\n" not in data and b"\r" not in data:
             self.partial.append(data)
             return []
-        *lines, rest = b"".join([*self.partial, data]).split(b"\n")
+        self.cr = data.endswith(b"\r")
+        lines, rest = _lines(b"".join([*self.partial, data]))
         self.partial = [rest] if rest else []
         chunks: list[dict[str, Any]] = []
         for line in lines:
             if self.done:
                 break
             try:
-                chunks += self._line(line[:-1] if line.endswith(b"\r") else line)
+                chunks += self._line(line)
             except LlmHttpError as exc:
                 if not chunks:
                     raise
@@ -984,6 +990,17 @@ class _Events:
             )
             return [{"refusal": refusal}]
         return []
+
+
+def _lines(buffer: bytes) -> tuple[list[bytes], bytes]:
+    """The lines `buffer` ends (each ended by CRLF, LF or CR, as server-sent events may be)
+    and the rest."""
+    lines: list[bytes] = []
+    at = 0
+    for end in _LINE_END.finditer(buffer):
+        lines.append(buffer[at : end.start()])
+        at = end.end()
+    return lines, buffer[at:]
 
 
 def _piece(value: Any) -> str | None:
