@@ -261,3 +261,55 @@ def test_the_stream_forms_report_and_spend_alike(pkg: dict[str, ModuleType]) -> 
         list(stream)
     assert [e.number for e in events] == [1]
     assert caught.value.step.fail.reason == "token budget spent (1,100 of 1,000 tokens)"
+
+
+def test_a_streams_span_stays_out_of_the_callers_loop(
+    pkg: dict[str, ModuleType], tracing: tuple[Any, InMemorySpanExporter]
+) -> None:
+    """The call's span is current for the streaming callback, never in the caller's loop
+    between partials; two streams read in turn leave no span current after them (the span
+    made current inside a generator leaked to its caller, and reading two streams in turn
+    left a finished span current for good)."""
+    from opentelemetry import trace
+
+    tracer, exporter = tracing
+    hooks = pkg["_client"].Hooks(tracer=tracer)
+    seen: list[str] = []
+
+    def current() -> str:
+        return str(getattr(trace.get_current_span(), "name", None))
+
+    def llm(request: dict[str, Any]) -> Iterator[str]:
+        seen.append(current())
+        yield '{"sentiment": "positive", '
+        seen.append(current())
+        yield '"score": 0.9}'
+
+    async def allm(request: dict[str, Any]) -> Any:
+        for piece in llm(request):
+            await asyncio.sleep(0)
+            yield piece
+
+    sentiment = pkg["sentiment"]
+    first = sentiment.classify_stream(text="x", llm=llm, hooks=hooks)
+    second = sentiment.classify_stream(text="y", llm=llm, hooks=hooks)
+    next(first), next(second)
+    assert current() == "None"
+    first.result(), second.result()
+    assert current() == "None"
+
+    async def both() -> None:
+        one = sentiment.aclassify_stream(text="x", llm=allm, hooks=hooks)
+        two = sentiment.aclassify_stream(text="y", llm=allm, hooks=hooks)
+        await one.__anext__(), await two.__anext__()
+        assert current() == "None"
+        await one.result(), await two.result()
+        assert current() == "None"
+        left = sentiment.aclassify_stream(text="z", llm=allm, hooks=hooks)
+        await left.__anext__()
+        await left.aclose()
+
+    asyncio.run(both())
+    assert current() == "None"
+    assert seen and set(seen) == {"sigspec classify"}
+    assert len([s for s in exporter.get_finished_spans() if s.name == "sigspec classify"]) == 5

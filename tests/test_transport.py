@@ -274,6 +274,20 @@ def test_a_slow_response_past_the_deadline_ends_the_call_in_time() -> None:
     assert took < 1.5, took
 
 
+def test_a_body_trickling_past_the_deadline_ends_the_call_in_time() -> None:
+    """Real time: the headers come at once, then the body a byte every 0.2 s, each read within
+    the 5 s timeout; the deadline of 0.6 s ends the call (it took the whole 3 s and more)."""
+    body = json.dumps(completion("late")).encode()
+    pieces = [body[i : i + 1] for i in range(15)] + [body[15:]]
+    with Server(Answer(pieces=pieces, pause=0.2)) as server:
+        llm = callback(server.url, retry=Retry(attempts=1, deadline=0.6))
+        began = time.monotonic()
+        with pytest.raises(LlmHttpError, match=r"past the retry deadline of 0\.6 s"):
+            llm(TEXT_REQUEST)
+        took = time.monotonic() - began
+    assert took < 1.5, took
+
+
 def test_the_default_sleep_and_jitter_really_wait() -> None:
     """Real time, no injection: a short backoff happens and the second attempt answers."""
     with Server(Answer({"error": "busy"}, 503), Answer(completion("ok"))) as server:
@@ -381,6 +395,17 @@ def test_the_key_shows_in_no_repr_error_traceback_or_log(
     assert caplog.records and "[redacted]" in str(caught.value)
     for text in shown:
         assert KEY not in text and KEY[::-1] not in text, text
+
+
+def test_an_error_body_cut_inside_an_echoed_key_keeps_none_of_it() -> None:
+    """The error body is read up to 4096 bytes: a key echoed across that limit left its start
+    in `.body` (the whole key was no longer there to replace)."""
+    for keep in (4, 12, len(KEY) - 1):
+        echo = "x" * (4096 - len("Bearer ") - keep) + f"Bearer {KEY} and more"
+        with Server(Answer(echo, 401)) as server, pytest.raises(LlmHttpError) as caught:
+            callback(server.url)(TEXT_REQUEST)
+        assert caught.value.body.endswith("Bearer [redacted]"), keep
+        assert KEY[:keep] not in caught.value.body + str(caught.value)
 
 
 # -- structured-output negotiation ---------------------------------------------------------------

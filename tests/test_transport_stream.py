@@ -142,9 +142,12 @@ def drain(request: pytest.FixtureRequest) -> Drain:
 # -- the events, however the bytes are split ------------------------------------------------
 
 
-def test_events_split_at_every_byte_give_the_same_chunks() -> None:
-    """CRLF, comments, `event:` lines, `data:` without its space, a multi-byte character:
-    fed whole, a byte at a time, and cut in two at every offset."""
+@pytest.mark.parametrize("newline", [b"\r\n", b"\r", b"\n"])
+def test_events_split_at_every_byte_give_the_same_chunks(newline: bytes) -> None:
+    """CRLF, CR or LF (the three line ends of server-sent events, as the TypeScript reader
+    takes them; a CR alone was not read), comments, `event:` lines, `data:` without its
+    space, a multi-byte character: fed whole, a byte at a time, and cut in two at every
+    offset."""
     raw = sse(
         ": keep-alive",
         "event: message",
@@ -154,7 +157,7 @@ def test_events_split_at_every_byte_give_the_same_chunks() -> None:
         "",
         delta({"index": 0, "delta": {}, "finish_reason": "stop"}),
         delta(usage={"prompt_tokens": 3, "completion_tokens": 4}),
-        newline=b"\r\n",
+        newline=newline,
     ).replace(b'data: {"object"', b'data:{"object"', 1)
     expected = [
         {"content": "héllo ☃"},

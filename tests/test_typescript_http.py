@@ -424,6 +424,13 @@ DECISIONS: list[tuple[str, list[Any]]] = [
             {"Retry-After": "soon"},
             {"Retry-After": ""},
             {},
+            # A negative, an infinite or a non-ASCII number reads as nothing (the next
+            # header, or the backoff), in both runtimes.
+            {"Retry-After": "-5"},
+            {"retry-after-ms": "-250", "Retry-After": "9"},
+            {"Retry-After": "1e400"},
+            {"Retry-After": "1_0"},
+            {"Retry-After": "\u0663"},
         ]
     ],
     *[
@@ -628,6 +635,17 @@ def test_the_key_shows_in_no_error_string_inspection_or_json(js: Path) -> None:
         assert KEY not in text and KEY[::-1] not in text, text
 
 
+def test_an_error_body_cut_inside_an_echoed_key_keeps_none_of_it(js: Path) -> None:
+    """As Python's: the start of a key the 4096-byte read of an error body cut is redacted."""
+    for keep in (4, 12, len(KEY) - 1):
+        echo = "x" * (4096 - len("Bearer ") - keep) + f"Bearer {KEY} and more"
+        with Server(Answer(echo.encode(), 401)) as server:
+            out = calls(js, server.url, TEXT_REQUEST, options={"retry": {"attempts": 1}})
+        [result] = out["results"]
+        assert result["error"]["body"].endswith("Bearer [redacted]"), keep
+        assert KEY[:keep] not in json.dumps(out)
+
+
 def test_only_http_and_https_urls_and_sane_options(js: Path) -> None:
     refused = [
         {"baseUrl": "file:///etc", "model": "m"},
@@ -794,6 +812,46 @@ def test_a_stream_is_retried_before_its_first_chunk_only(js: Path) -> None:
     # Cut after its first chunk: that chunk went out, the error ends the stream, no retry.
     assert joined(cut["chunks"])["content"] == "par"
     assert cut["error"]["name"] == "LlmHttpError" and len(server.seen) == 3
+
+
+def test_a_stream_follows_the_first_tool_call_and_reads_content_parts_as_python(js: Path) -> None:
+    """Parallel tool calls and content as a list of parts: TypeScript joined every delta's
+    first listed call (the second call's arguments into the first's) and dropped parts."""
+    parallel = [
+        delta(tool_calls=[{"index": 0, "function": {"name": "respond", "arguments": ""}}]),
+        delta(tool_calls=[{"index": 0, "function": {"arguments": '{"a": '}}]),
+        delta(tool_calls=[{"index": 1, "function": {"name": "other", "arguments": "{}"}}]),
+        delta(tool_calls=[{"index": 0, "function": {"arguments": "1}"}}]),
+    ]
+    parts = [delta(content=[{"type": "text", "text": '{"b"'}, {"type": "text", "text": ": 2}"}])]
+    data = [sse(*parallel), sse(*parts)]
+    with Server(*(Answer(pieces=[d]) for d in data)) as server:
+        out = calls(js, server.url, request(**FORCED), request(), stream=True)
+    with Server(*(Answer(pieces=[d]) for d in data)) as server:
+        llm = transport.OpenAICompatible(server.url, "m")
+        python = [list(llm.stream(request(**FORCED))), list(llm.stream(request()))]
+    tool, texts = (joined(r["chunks"]) for r in out["results"])
+    assert tool["tool"] == "respond" and tool["arguments"] == '{"a": 1}'
+    assert texts["content"] == '{"b": 2}'
+    assert [tool, texts] == [joined(chunks) for chunks in python]
+
+
+def test_a_stream_that_ends_without_done_or_a_finish_reason_is_an_error(js: Path) -> None:
+    """As Python's: a stream closed with neither `[DONE]` nor a `finish_reason` may be cut
+    short, and ends in `LlmHttpError` after its chunks (it ended quietly, and the cut reply
+    went to the parser as if whole)."""
+    finished = {"choices": [{"index": 0, "delta": {"content": "}"}, "finish_reason": "stop"}]}
+    with Server(
+        Answer(pieces=[sse(delta(content='{"a": 1'), done=False)]),
+        Answer(pieces=[sse(delta(content='{"a": 1'), finished, done=False)]),
+    ) as server:
+        out = calls(js, server.url, request(), request(), stream=True)
+    cut, whole = out["results"]
+    assert joined(cut["chunks"])["content"] == '{"a": 1'
+    assert cut["error"]["name"] == "LlmHttpError"
+    assert "ended before its end (no [DONE], no finish_reason)" in cut["error"]["message"]
+    assert "error" not in whole and joined(whole["chunks"])["content"] == '{"a": 1}'
+    assert len(server.seen) == 2  # not sent again
 
 
 def test_a_stream_negotiates_its_form_and_reports_errors_in_events(js: Path) -> None:

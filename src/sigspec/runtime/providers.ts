@@ -608,13 +608,22 @@ export function retryAfter(
   const fields = new Map(
     Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v.trim()]),
   );
-  const ms = fields.get("retry-after-ms");
-  if (ms !== undefined && DECIMAL.test(ms)) return Number(ms);
+  const ms = headerNumber(fields.get("retry-after-ms"));
+  if (ms !== null) return ms;
   const given = fields.get("retry-after");
   if (given === undefined || given === "") return null;
-  if (DECIMAL.test(given)) return Number(given) * 1000;
+  const seconds = headerNumber(given);
+  if (seconds !== null) return seconds * 1000;
+  if (DECIMAL.test(given)) return null; // a negative or infinite number: no date either
   const when = Date.parse(given);
   return Number.isNaN(when) ? null : Math.max(when - nowMs, 0);
+}
+
+/** A non-negative finite decimal number of a header (as Python's `_number`), or null. */
+function headerNumber(text: string | undefined): number | null {
+  if (text === undefined || !DECIMAL.test(text)) return null;
+  const value = Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : null;
 }
 
 /** Whether an error response rejects the structured-output `form` a request was sent in: a
@@ -1037,7 +1046,8 @@ class Transport {
     let detail = "";
     try {
       const raw = await readBounded(response, ERROR_BODY_LIMIT, false);
-      detail = this.redacted(new TextDecoder().decode(raw ?? undefined));
+      const cut = (raw?.length ?? 0) >= ERROR_BODY_LIMIT;
+      detail = this.redacted(new TextDecoder().decode(raw ?? undefined), cut);
     } catch {
       // a body cut short still leaves the status to report
     }
@@ -1054,10 +1064,14 @@ class Transport {
     return new Transient(error, retryAfter(asked, Date.now()));
   }
 
-  /** `text` (a server's error body, which may echo the request) without the secrets. */
-  redacted(text: string): string {
-    for (const secret of this.#secrets)
+  /** `text` (a server's error body, which may echo the request) without the secrets;
+   * when `cut` (the body's read stopped at its limit), without the start of a secret it
+   * ends with either. */
+  redacted(text: string, cut = false): string {
+    for (const secret of this.#secrets) {
       text = text.split(secret).join("[redacted]");
+      if (cut) text = withoutStart(text, secret);
+    }
     return text;
   }
 
@@ -1106,6 +1120,15 @@ class Transport {
 }
 
 /** At most `limit` bytes of a body: null past it when `refuse`, else the first `limit`. */
+/** `text` without the start of `secret` it ends with (4 characters or more), as a body cut
+ * at its limit in the middle of an echoed secret ends. */
+function withoutStart(text: string, secret: string): string {
+  for (let size = secret.length - 1; size > 3; size--)
+    if (text.endsWith(secret.slice(0, size)))
+      return text.slice(0, -size) + "[redacted]";
+  return text;
+}
+
 async function readBounded(
   response: FetchResponse,
   limit: number,
@@ -1211,22 +1234,32 @@ class Events {
 }
 
 /** What one Chat Completions stream event adds: the chunk (null when nothing), and whether the
- * choice stopped on the content filter. */
-function eventChunk(event: JsonObject): [Chunk | null, boolean] {
+ * choice stopped on the content filter. Of the tool calls, only the first one's index is
+ * followed (`follow` remembers it across the events), as Python's reader does. */
+function eventChunk(
+  event: JsonObject,
+  follow: { index?: unknown },
+): [Chunk | null, boolean] {
   const chunk: Exclude<Chunk, string> = {};
   const choice = asObject(asArray(event["choices"])[0]);
   const delta = asObject(choice["delta"]);
-  const content = delta["content"];
-  if (typeof content === "string" && content) chunk.content = content;
-  const call = asObject(asArray(delta["tool_calls"])[0]);
-  const fn = asObject(call["function"]);
-  const name = fn["name"];
-  if (typeof name === "string" && name) chunk.tool = name;
-  const args = fn["arguments"];
-  if (typeof args === "string" && args) chunk.arguments = args;
-  const refusal = delta["refusal"];
-  if (typeof refusal === "string" && refusal) chunk.refusal = refusal;
-  const reasoning = word(either(delta, "reasoning_content", "reasoning"));
+  const content = piece(delta["content"]);
+  if (content) chunk.content = content;
+  let args = "";
+  for (const given of asArray(delta["tool_calls"])) {
+    const call = asObject(given);
+    const index = call["index"] ?? 0;
+    if (!("index" in follow)) follow.index = index;
+    if (index !== follow.index) continue;
+    const fn = asObject(call["function"]);
+    const name = fn["name"];
+    if (typeof name === "string" && name) chunk.tool = name;
+    args += piece(fn["arguments"]) ?? "";
+  }
+  if (args) chunk.arguments = args;
+  const refusal = piece(delta["refusal"]);
+  if (refusal) chunk.refusal = refusal;
+  const reasoning = piece(delta["reasoning_content"] || delta["reasoning"]);
   if (reasoning) chunk.reasoning = reasoning;
   if (isObject(event["usage"])) {
     const usage = event["usage"];
@@ -1240,6 +1273,16 @@ function eventChunk(event: JsonObject): [Chunk | null, boolean] {
   return [Object.keys(chunk).length > 0 ? chunk : null, filtered];
 }
 
+/** A delta's text: a string, or the text parts of a list (as some servers send); null for
+ * none (Python's `_piece`). */
+function piece(value: unknown): string | null {
+  if (Array.isArray(value)) {
+    const parts = value.map((part) => asObject(part)["text"]);
+    return parts.filter((p) => typeof p === "string").join("") || null;
+  }
+  return typeof value === "string" && value ? value : null;
+}
+
 /** An open stream: the reader, the events read ahead (up to the first), the parser state. */
 interface OpenStream {
   reader: FetchReader;
@@ -1248,6 +1291,8 @@ interface OpenStream {
   decoder: TextDecoder;
   read: number;
   controller: AbortController;
+  /** `data: [DONE]` came. */
+  done?: boolean;
 }
 
 /* ---- openAICompatible --------------------------------------------------------------------- */
@@ -1407,7 +1452,10 @@ async function* streamEvents(
   try {
     for (;;) {
       for (const data of open.pending) {
-        if (data.trim() === "[DONE]") return;
+        if (data.trim() === "[DONE]") {
+          open.done = true;
+          return;
+        }
         yield streamEvent(transport, data);
       }
       open.pending = [];
@@ -1451,14 +1499,23 @@ async function* readStream(
 ): AsyncGenerator<Chunk> {
   let answered = false;
   let filtered = false;
+  let finished = false;
+  const follow: { index?: unknown } = {};
   for await (const event of streamEvents(transport, open)) {
-    const [chunk, stopped] = eventChunk(event);
+    const [chunk, stopped] = eventChunk(event, follow);
     filtered ||= stopped;
+    const choice = asObject(asArray(event["choices"])[0]);
+    finished ||= typeof choice["finish_reason"] === "string";
     if (chunk === null) continue;
     if (typeof chunk !== "string" && (chunk.content || chunk.arguments))
       answered = true;
     yield chunk;
   }
+  if (!open.done && !finished)
+    throw new LlmHttpError(
+      `${transport.shownUrl}: the stream ended before its end (no [DONE], no` +
+        " finish_reason): the reply may be cut short",
+    );
   if (filtered && !answered)
     yield {
       refusal:

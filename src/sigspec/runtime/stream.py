@@ -12,12 +12,16 @@ one call loop (`json_turns`), so a streamed call's `Step` is the plain call's.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
+import types
 from collections.abc import (
+    AsyncGenerator,
     AsyncIterable,
     AsyncIterator,
     Callable,
+    Generator,
     Iterable,
     Iterator,
 )
@@ -480,22 +484,32 @@ class Stream(Generic[P, T]):
         self.step: Step[T] | None = None
         self.turn = 0
         self._run = self._partials(turns, llm, forms, view)
+        # The call runs in a context of its own: what it makes current (the call's span)
+        # is current for the callback, and never in the caller's loop between partials.
+        self._context = contextvars.copy_context()
 
     def __iter__(self) -> Iterator[P]:
         return self
 
     def __next__(self) -> P:
-        return next(self._run)
+        return self._context.run(next, self._run)
+
+    def close(self) -> None:
+        """Stops the call (the callback's stream is closed): for a stream left unread."""
+        self._context.run(self._run.close)
+
+    def __del__(self) -> None:
+        self.close()
 
     def result(self) -> Step[T]:
         """The finished `Step`, once the stream is read to its end."""
-        for _ in self._run:
+        for _ in self:
             pass
         return _finished(self.step)
 
     def _partials(
         self, turns: Turns[T], llm: StreamLlm, forms: tuple[str, str], view: _View
-    ) -> Iterator[P]:
+    ) -> Generator[P, None, None]:
         try:
             request = next(turns)
             while True:
@@ -531,16 +545,22 @@ class AsyncStream(Generic[P, T]):
         self.step: Step[T] | None = None
         self.turn = 0
         self._run = self._partials(turns, llm, forms, view)
+        self._context = contextvars.copy_context()  # as `Stream`'s
 
     def __aiter__(self) -> AsyncIterator[P]:
         return self
 
     async def __anext__(self) -> P:
-        return await self._run.__anext__()
+        partial: P = await _in_context(self._context, self._run.__anext__())
+        return partial
+
+    async def aclose(self) -> None:
+        """Stops the call (the callback's stream is closed): for a stream left unread."""
+        await _in_context(self._context, self._run.aclose())
 
     async def result(self) -> Step[T]:
         """The finished `Step`, once the stream is read to its end."""
-        async for _ in self._run:
+        async for _ in self:
             pass
         return _finished(self.step)
 
@@ -550,7 +570,7 @@ class AsyncStream(Generic[P, T]):
         llm: AsyncStreamLlm,
         forms: tuple[str, str],
         view: _View,
-    ) -> AsyncIterator[P]:
+    ) -> AsyncGenerator[P, None]:
         try:
             request = next(turns)
             while True:
@@ -571,6 +591,28 @@ class AsyncStream(Generic[P, T]):
                     return
         finally:
             turns.close()
+
+
+@types.coroutine
+def _in_context(context: contextvars.Context, awaited: Any) -> Generator[Any, Any, Any]:
+    """Awaits `awaited` (a coroutine) with each of its steps run in `context`, as a task
+    runs its coroutine in the task's context; what the event loop is given passes
+    through, so it works under any event loop."""
+    sent: Any = None
+    thrown: BaseException | None = None
+    while True:
+        try:
+            if thrown is None:
+                given = context.run(awaited.send, sent)
+            else:
+                given = context.run(awaited.throw, thrown)
+        except StopIteration as done:
+            return done.value
+        try:
+            received: Any = yield given
+            sent, thrown = received, None
+        except BaseException as exc:  # handed to the coroutine
+            sent, thrown = None, exc
 
 
 def _async_given(raw: Any, forms: tuple[str, str]) -> str:

@@ -56,6 +56,8 @@ from .common import shown
 RETRIED_STATUSES = frozenset({408, 429, *range(500, 600)}) - {501}
 # The forms of asking for JSON, from the most to the least enforced.
 RESPONSE_FORMS = ("json_schema", "json_object", "prompt")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 _NAMES_THE_FORM = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
 _ERROR_BODY_LIMIT = 4096  # bytes of an error response read: enough to name the problem
 _REDIRECTS = 5  # same-server redirects followed for one request
@@ -138,12 +140,12 @@ def retry_after(headers: Mapping[str, str], now: float) -> float | None:
 
 
 def _number(text: str | None) -> float | None:
-    """A non-negative finite number of a header, or None."""
-    try:
-        value = float(text) if text is not None else None
-    except ValueError:
+    """A non-negative finite decimal number of a header (ASCII digits, as the TypeScript
+    runtime reads it: no `1_0`, no `inf`), or None."""
+    if text is None or not _DECIMAL.fullmatch(text):
         return None
-    return value if value is not None and 0 <= value < float("inf") else None
+    value = float(text)
+    return value if 0 <= value < float("inf") else None
 
 
 def rejects_form(form: str, status: int | None, body: str, answered: bool) -> bool:
@@ -460,7 +462,7 @@ class _ChatCompletions:
         response = self._open(attempt, "application/json")
         try:
             with response:
-                data = self._bounded(response, shown_url)
+                data = self._bounded(response, shown_url, attempt.until)
         except (OSError, http.client.HTTPException) as exc:
             raise self._broken(exc, shown_url) from None
         try:
@@ -518,7 +520,8 @@ class _ChatCompletions:
             raw = exc.read(_ERROR_BODY_LIMIT)
         except (OSError, ValueError):
             raw = b""
-        detail = self._redacted(raw.decode("utf-8", "replace"))
+        cut = len(raw) >= _ERROR_BODY_LIMIT
+        detail = self._redacted(raw.decode("utf-8", "replace"), cut=cut)
         error = LlmHttpError(
             f"{shown_url}: HTTP {status}: {detail[:500]}", status=status, body=detail
         )
@@ -526,9 +529,12 @@ class _ChatCompletions:
             return _Transient(error, headers)
         return error
 
-    def _bounded(self, response: Any, shown_url: str) -> bytes:
+    def _bounded(
+        self, response: Any, shown_url: str, until: float = float("inf")
+    ) -> bytes:
         """The response body, refused past `max_response_bytes` (before reading it when the
-        server says its length)."""
+        server says its length), and read by the `until` of the retry deadline however
+        slowly it comes (a socket timeout bounds one read only)."""
         limit = self.max_response_bytes
         length = response.headers.get("Content-Length") or ""
         too_large = (
@@ -536,17 +542,39 @@ class _ChatCompletions:
         )
         if length.isdigit() and int(length) > limit:
             raise LlmHttpError(f"{too_large}: Content-Length {length}")
-        data: bytes = response.read(limit + 1)
-        if len(data) > limit:
-            raise LlmHttpError(too_large)
-        return data
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            left = until - self._now()
+            late = LlmHttpError(
+                f"{shown_url}: the response went on past the retry deadline of"
+                f" {self.retry.deadline or 0.0:g} s"
+            )
+            if left <= 0:
+                raise late
+            _set_timeout(response, min(self.timeout, left))
+            try:
+                piece: bytes = response.read1(_STREAM_READ)
+            except TimeoutError:
+                if self.timeout < left:
+                    raise
+                raise late from None
+            if not piece:
+                return b"".join(parts)
+            parts.append(piece)
+            size += len(piece)
+            if size > limit:
+                raise LlmHttpError(too_large)
 
-    def _redacted(self, text: str) -> str:
-        """`text` (a server's error body, which may echo the request) without the secrets."""
+    def _redacted(self, text: str, *, cut: bool = False) -> str:
+        """`text` (a server's error body, which may echo the request) without the secrets;
+        when `cut` (the body's read stopped at its limit), without the start of a secret
+        it ends with either."""
         for secret in (self.api_key, *self.headers.values()):
             # A short header value is no secret to hunt for.
             if secret and len(secret) >= 8:
                 text = text.replace(secret, "[redacted]")
+                text = _without_start(text, secret) if cut else text
         return text
 
     # -- streams ---------------------------------------------------------------------------
@@ -835,6 +863,7 @@ class _Events:
         self.said = False  # answer text, arguments or a refusal came
         self.call: Any = None  # the index of the tool call followed (the first)
         self.failed: LlmHttpError | None = None  # an error after chunks not yet given
+        self.cr = False  # the bytes fed last ended in a CR (a CRLF's LF may come next)
 
     def feed(self, data: bytes) -> list[dict[str, Any]]:
         if self.failed is not None:
@@ -844,17 +873,21 @@ class _Events:
             raise LlmHttpError(
                 f"{self.url}: the stream is larger than max_response_bytes ({self.limit})"
             )
-        if b"\n" not in data:
+        if self.cr and data.startswith(b"\n"):
+            data = data[1:]  # the LF of a CRLF whose CR ended the bytes before
+        self.cr = False
+        if b"\n" not in data and b"\r" not in data:
             self.partial.append(data)
             return []
-        *lines, rest = b"".join([*self.partial, data]).split(b"\n")
+        self.cr = data.endswith(b"\r")
+        lines, rest = _lines(b"".join([*self.partial, data]))
         self.partial = [rest] if rest else []
         chunks: list[dict[str, Any]] = []
         for line in lines:
             if self.done:
                 break
             try:
-                chunks += self._line(line[:-1] if line.endswith(b"\r") else line)
+                chunks += self._line(line)
             except LlmHttpError as exc:
                 if not chunks:
                     raise
@@ -959,6 +992,17 @@ class _Events:
         return []
 
 
+def _lines(buffer: bytes) -> tuple[list[bytes], bytes]:
+    """The lines `buffer` ends (each ended by CRLF, LF or CR, as server-sent events may be)
+    and the rest."""
+    lines: list[bytes] = []
+    at = 0
+    for end in _LINE_END.finditer(buffer):
+        lines.append(buffer[at : end.start()])
+        at = end.end()
+    return lines, buffer[at:]
+
+
 def _piece(value: Any) -> str | None:
     """A delta's text: a string, or the text parts of a list (as some servers send)."""
     if isinstance(value, list):
@@ -1009,6 +1053,15 @@ def _sleep(seconds: float) -> None:
 def _random() -> float:
 
     return random.random()
+
+
+def _without_start(text: str, secret: str) -> str:
+    """`text` without the start of `secret` it ends with (4 characters or more), as a body
+    cut at its limit in the middle of an echoed secret ends."""
+    for size in range(len(secret) - 1, 3, -1):
+        if text.endswith(secret[:size]):
+            return text[:-size] + "[redacted]"
+    return text
 
 
 def _public_url(url: str) -> str:
