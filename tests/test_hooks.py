@@ -219,16 +219,26 @@ def test_a_pipeline_shares_its_budget(pkg: dict[str, ModuleType], call: Call) ->
     assert caught.value.step.fail.reason == "token budget spent (110 of 100 tokens)"
 
 
+def test_a_step_whose_budget_is_spent_sends_nothing(pkg: dict[str, ModuleType], call: Call) -> None:
+    client = pkg["_client"]
+    script = Script(reply(GOOD, 900, 300), GOOD)
+    with pytest.raises(client.JsonEnforcementError) as caught:
+        call(pkg["sentiment"].triage, script, text="x", budget=client.Budget(tokens=1000))
+    assert len(script.requests) == 1  # classify spent it all: act_on_sentiment sent nothing
+    assert caught.value.signature == "act_on_sentiment" and caught.value.step.turns == ()
+    assert caught.value.step.fail.reason == "token budget spent (0 of 0 tokens)"
+
+
 def test_budgets_are_checked(pkg: dict[str, ModuleType]) -> None:
     budget = pkg["_client"].Budget
-    with pytest.raises(ValueError, match="tokens must be at least 1"):
-        budget(tokens=0)
+    with pytest.raises(ValueError, match="tokens must not be negative"):
+        budget(tokens=-1)
     with pytest.raises(ValueError, match="needs `prices`"):
         budget(cost=1.0)
     with pytest.raises(ValueError, match="must not be negative"):
         budget(cost=1.0, prices={"input": -1.0})
     assert budget(tokens=100).after({"input": 30, "output": 20}).tokens == 50
-    assert budget(tokens=100).after({"input": 300}).tokens == 1
+    assert budget(tokens=100).after({"input": 300}).tokens == 0
 
 
 def test_the_functions_take_reply_limits(pkg: dict[str, ModuleType], call: Call) -> None:

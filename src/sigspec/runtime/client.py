@@ -436,7 +436,7 @@ def _json_loop(run: _JsonRun[T], request: Request, span: Any) -> Turns[T]:
     errors: Errors = []
     reason = "no valid answer"
     for number in range(1, run.most + 1):
-        spent = budget.spent(usage) if budget is not None and turns else None
+        spent = budget.spent(usage) if budget is not None else None
         if spent is not None:
             reason = spent
             break

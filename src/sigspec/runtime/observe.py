@@ -57,20 +57,20 @@ class Hooks:
 class Budget:
     """A cap on what one call spends across its turns: `tokens` counts input and output
     tokens as the callback reports them; `cost` is priced with `prices`, per token of each
-    usage key (`{"input": 3e-06, "output": 1.5e-05}`). The first turn always runs; no turn
-    starts once the cap is reached, and the call fails as it does after `max_turns`, with
-    `JsonEnforcementError`. A reply that is the answer is kept even if its turn went over.
-    A pipeline gives each step what the steps before it left."""
+    usage key (`{"input": 3e-06, "output": 1.5e-05}`). No turn starts once the cap is
+    reached, and the call fails as it does after `max_turns`, with `JsonEnforcementError`;
+    a reply that is the answer is kept even if its turn went over. A pipeline gives each
+    step what the steps before it left, so a step whose budget is spent sends nothing."""
 
     tokens: int | None = None
     cost: float | None = None
     prices: Mapping[str, float] = field(default_factory=dict[str, float])
 
     def __post_init__(self) -> None:
-        if self.tokens is not None and self.tokens < 1:
-            raise ValueError("Budget.tokens must be at least 1")
-        if self.cost is not None and (self.cost <= 0 or not self.prices):
-            raise ValueError("Budget.cost must be positive and needs `prices`")
+        if self.tokens is not None and self.tokens < 0:
+            raise ValueError("Budget.tokens must not be negative")
+        if self.cost is not None and (self.cost < 0 or not self.prices):
+            raise ValueError("Budget.cost must not be negative and needs `prices`")
         if any(price < 0 for price in self.prices.values()):
             raise ValueError("Budget.prices must not be negative")
 
@@ -88,10 +88,11 @@ class Budget:
         return sum(count * self.prices.get(key, 0.0) for key, count in usage.items())
 
     def after(self, usage: Mapping[str, int]) -> Budget:
-        """What is left once `usage` is spent (at least one token and a positive cost, so
-        that the next step fails on its first check rather than here)."""
-        tokens = self.tokens and max(self.tokens - token_total(usage), 1)
-        cost = self.cost and max(self.cost - self.priced(usage), 1e-12)
+        """What is left once `usage` is spent (none left: zero, which no turn starts on)."""
+        tokens = (
+            None if self.tokens is None else max(self.tokens - token_total(usage), 0)
+        )
+        cost = None if self.cost is None else max(self.cost - self.priced(usage), 0.0)
         return Budget(tokens, cost, self.prices)
 
 
