@@ -33,7 +33,7 @@ INSTALL = 'pip install "llama-cpp-python[server]==0.3.36" && pip install --no-de
 # in the request, llama-cpp-python draws each request's seed from the previous one's), and a
 # bound on the answer's length, so that a model that rambles costs a turn, not minutes.
 SEED = 20251
-SAMPLING = {"temperature": 0, "seed": SEED, "max_tokens": 512}
+SAMPLING = {"temperature": 0, "seed": SEED, "max_tokens": 256}
 STARTUP_SECONDS = 120.0
 
 
