@@ -18,6 +18,7 @@ failed instead when SIGSPEC_REAL_MODEL=required (`.ci/run`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import json
 import logging
@@ -127,10 +128,10 @@ def tally(request: pytest.FixtureRequest) -> Iterator[Tally]:
     """The calls' outcomes per mode, printed when the module ends."""
     counts = Tally()
     yield counts
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    for line in counts.lines():
-        if reporter is not None:
-            reporter.write_line(line)
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        for line in counts.lines():
+            print(line, file=sys.stderr)
 
 
 def json_specs(pkg: dict[str, ModuleType]) -> dict[str, tuple[Any, ModuleType]]:
