@@ -57,12 +57,14 @@ INPUTS: dict[str, dict[str, Any]] = {
     },
 }
 MODULES = ["sentiment", "agent", "extraction", "research", "summary"]
-# Every signature in its sync form; the async form for a flat and a nested output (each call
-# of a 135M model on 2 shared cores takes seconds: the whole module stays within minutes).
+# Schema mode: every signature in its sync form, and the async and stream forms of a flat and
+# a nested output. Prompt mode and the official SDK: those two (each call of a 135M model on
+# 2 shared cores takes seconds: the whole module stays within a few minutes).
+FEW = ["classify", "extract_products"]
 CALLS = [(name, "sync") for name in sorted(INPUTS)] + [
-    ("classify", "async"),
-    ("extract_products", "async"),
+    (name, form) for name in FEW for form in ("async", "stream", "astream")
 ]
+FEW_CALLS = [(name, form) for name in FEW for form in ("sync", "async")]
 
 
 @dataclass
@@ -201,7 +203,61 @@ def call_async(spec: Any, module: ModuleType, llm: Any, allm: Any, inputs: Any) 
         return exc, recorder.sent
 
 
-FORMS = {"sync": call_sync, "async": call_async}
+def call_stream(spec: Any, module: ModuleType, llm: Any, allm: Any, inputs: Any) -> Outcome:
+    """`NAME_stream` over the callback's `.stream`: the step, once every partial of the
+    answering turn agrees with the answer (each field it shows is the answer's, a list a
+    prefix of the answer's list)."""
+    recorder = Recorder(llm.stream)
+    stream = getattr(module, f"{spec.function}_stream")(**inputs, llm=recorder)
+    try:
+        partials = [(stream.turn, dict(partial)) for partial in stream]
+    except Exception as exc:
+        return exc, recorder.sent
+    step = stream.step
+    final = step.return_.model_dump(mode="json", by_alias=True)
+    answering = [p for turn, p in partials if turn == len(step.turns)]
+    assert answering and answering[-1] == {k: final[k] for k in answering[-1]}
+    for partial in answering:
+        for key, value in partial.items():
+            shown = final[key][: len(value)] if isinstance(value, list) else final[key]
+            assert value == shown, (key, value, final[key])
+    return step, recorder.sent
+
+
+def call_astream(spec: Any, module: ModuleType, llm: Any, allm: Any, inputs: Any) -> Outcome:
+    """`aNAME_stream` over an async callback streaming the same chunks."""
+
+    async def chunks(request: dict[str, Any]) -> Any:
+        for chunk in await asyncio.to_thread(lambda: list(llm.stream(request))):
+            yield chunk
+
+    recorder = AsyncStreamRecorder(chunks)
+    stream = getattr(module, f"{spec.async_function}_stream")(**inputs, llm=recorder)
+
+    async def drain() -> Any:
+        async for _ in stream:
+            pass
+        return await stream.result()
+
+    try:
+        return asyncio.run(drain()), recorder.sent
+    except Exception as exc:
+        return exc, recorder.sent
+
+
+class AsyncStreamRecorder:
+    """An async streaming callback that keeps a copy of every request."""
+
+    def __init__(self, llm: Callable[[dict[str, Any]], Any]) -> None:
+        self.llm = llm
+        self.sent: list[dict[str, Any]] = []
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        self.sent.append(json.loads(json.dumps(request)))
+        return self.llm(request)
+
+
+FORMS = {"sync": call_sync, "async": call_async, "stream": call_stream, "astream": call_astream}
 
 
 def assert_valid(spec: Any, pkg: dict[str, ModuleType], step: Any, sent: list[Any]) -> None:
@@ -244,32 +300,21 @@ def run(
 
 
 @pytest.fixture(scope="module")
-def transport(pkg: dict[str, ModuleType]) -> Iterator[ModuleType]:
-    """The package's `_transport`, its Chat Completions bodies carrying `SAMPLING` (the
-    compiled payload is all `OpenAICompatible` sends: it has no option for sampling)."""
-    module = pkg["_transport"]
-    built = module.openai_payload
-
-    def payload(request: dict[str, Any], model: str) -> dict[str, Any]:
-        return {**built(request, model), **real_model.SAMPLING}
-
-    module.openai_payload = payload
-    try:
-        yield module
-    finally:
-        module.openai_payload = built
-
-
-@pytest.fixture(scope="module")
-def schema_llm(server: real_model.Server, transport: ModuleType) -> Any:
+def schema_llm(server: real_model.Server, pkg: dict[str, ModuleType]) -> Any:
     """One `OpenAICompatible` in "auto" mode for the module: it negotiates the form once."""
-    return transport.OpenAICompatible(server.base_url, server.model, timeout=60)
+    return pkg["_transport"].OpenAICompatible(
+        server.base_url, server.model, timeout=60, extra_body=real_model.SAMPLING
+    )
 
 
 @pytest.fixture(scope="module")
-def prompt_llm(server: real_model.Server, transport: ModuleType) -> Any:
-    return transport.OpenAICompatible(
-        server.base_url, server.model, timeout=60, response_format="prompt"
+def prompt_llm(server: real_model.Server, pkg: dict[str, ModuleType]) -> Any:
+    return pkg["_transport"].OpenAICompatible(
+        server.base_url,
+        server.model,
+        timeout=60,
+        response_format="prompt",
+        extra_body=real_model.SAMPLING,
     )
 
 
@@ -282,13 +327,14 @@ def test_every_json_signature_of_the_examples_has_an_input(
 def test_the_client_falls_back_once_to_the_form_this_server_takes(
     server: real_model.Server,
     pkg: dict[str, ModuleType],
-    transport: ModuleType,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """llama-cpp-python answers HTTP 500 to `json_schema`: the first call is sent again as
     `json_object` with the schema and says so (a turn's note, one warning); later calls of
     the same client go straight to that form."""
-    llm = transport.OpenAICompatible(server.base_url, server.model, timeout=60)
+    llm = pkg["_transport"].OpenAICompatible(
+        server.base_url, server.model, timeout=60, extra_body=real_model.SAMPLING
+    )
     spec, module = json_specs(pkg)["classify"]
     with caplog.at_level(logging.WARNING, logger="sigspec.client"):
         first = module.classify(**INPUTS["classify"], llm=llm)
@@ -313,7 +359,7 @@ def test_schema_mode_gives_a_valid_value_on_every_call(
     assert schema_llm.form == "json_object"
 
 
-@pytest.mark.parametrize(("name", "form"), CALLS)
+@pytest.mark.parametrize(("name", "form"), FEW_CALLS)
 def test_prompt_mode_gives_a_valid_value_or_every_turn(
     name: str, form: str, pkg: dict[str, ModuleType], prompt_llm: Any, tally: Tally
 ) -> None:
@@ -332,7 +378,7 @@ def _turns(outcome: Any) -> tuple[Any, ...]:
     return tuple(step.turns)
 
 
-@pytest.mark.parametrize(("name", "form"), CALLS)
+@pytest.mark.parametrize(("name", "form"), FEW_CALLS)
 def test_the_official_sdk_gives_a_valid_value_on_every_call(
     name: str, form: str, server: real_model.Server, pkg: dict[str, ModuleType], tally: Tally
 ) -> None:

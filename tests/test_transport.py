@@ -451,6 +451,23 @@ def test_a_server_rejecting_json_schema_gets_json_object_once_per_client(
     )
 
 
+def test_extra_body_goes_in_every_request_and_every_form() -> None:
+    """Sampling options (or a server's own) ride on each body, the fallback's too."""
+    with Server(
+        Answer(LLAMA_CPP_PYTHON_500, 500),
+        Answer(completion('{"a": 1}')),
+    ) as server:
+        sampling = {"temperature": 0, "seed": 7, "max_tokens": 64}
+        callback(server.url, extra_body=sampling)(JSON_REQUEST)
+    assert server.formats() == [SCHEMA_FORM, OBJECT_FORM]
+    for _, _, body in server.seen:
+        assert {k: body[k] for k in sampling} == sampling and body["model"] == "m"
+    with pytest.raises(ValueError, match="must not set response_format, stream"):
+        OpenAICompatible(
+            "http://127.0.0.1:9", "m", extra_body={"stream": True, "response_format": {}}
+        )
+
+
 def test_then_to_the_prompt_alone() -> None:
     with Server(
         Answer({"error": "unknown field"}, 400),

@@ -1,3 +1,3 @@
 """sigspec's version: the one place it is written (the build reads it from here too)."""
 
-VERSION = "0.7.0"
+VERSION = "0.8.0"

@@ -282,6 +282,10 @@ class _ChatCompletions:
     retry: Retry = field(default_factory=Retry, kw_only=True)
     response_format: str = field(default="auto", kw_only=True)
     max_response_bytes: int = field(default=16 * 1024 * 1024, kw_only=True)
+    # More fields of every request body (`temperature`, `seed`, `max_tokens`, a server's
+    # own options), over the compiled ones; `stream` and `response_format` are not for
+    # here (the stream method and `response_format` above decide them).
+    extra_body: Mapping[str, Any] = field(default_factory=dict[str, Any], kw_only=True)
     random: Callable[[], float] | None = field(
         default=None, kw_only=True, repr=False, compare=False
     )
@@ -294,6 +298,14 @@ class _ChatCompletions:
     )
 
     def __post_init__(self) -> None:
+        taken = sorted(
+            {"stream", "stream_options", "response_format"} & set(self.extra_body)
+        )
+        if taken:
+            raise ValueError(
+                f"extra_body must not set {', '.join(taken)}: the stream method and"
+                " `response_format` decide them"
+            )
         if self.response_format not in ("auto", *RESPONSE_FORMS):
             raise ValueError(
                 'response_format must be "auto", "json_schema", "json_object" or'
@@ -577,10 +589,14 @@ class _ChatCompletions:
                 text = _without_start(text, secret) if cut else text
         return text
 
+    def _payload(self, request: Request) -> dict[str, Any]:
+        """The compiled body of a request, with `extra_body` over it."""
+        return {**openai_payload(request, self.model), **self.extra_body}
+
     # -- streams ---------------------------------------------------------------------------
 
     def _streamed(self, request: Request) -> dict[str, Any]:
-        payload = openai_payload(request, self.model)
+        payload = self._payload(request)
         payload["stream"] = True
         payload["stream_options"] = {"include_usage": True}
         return payload
@@ -666,7 +682,7 @@ class OpenAICompatible(_ChatCompletions):
     )
 
     def __call__(self, request: Request) -> dict[str, Any]:
-        payload = openai_payload(request, self.model)
+        payload = self._payload(request)
         data, notes = self._run(self._exchange(payload), self._send)
         return self._answer(data, notes)
 
@@ -730,7 +746,7 @@ class AsyncOpenAICompatible(_ChatCompletions):
     )
 
     async def __call__(self, request: Request) -> dict[str, Any]:
-        payload = openai_payload(request, self.model)
+        payload = self._payload(request)
         data, notes = await self._run(self._exchange(payload), self._send)
         return self._answer(data, notes)
 
