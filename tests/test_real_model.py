@@ -58,13 +58,16 @@ INPUTS: dict[str, dict[str, Any]] = {
 }
 MODULES = ["sentiment", "agent", "extraction", "research", "summary"]
 # Schema mode: every signature in its sync form, and the async and stream forms of a flat and
-# a nested output. Prompt mode and the official SDK: those two (each call of a 135M model on
-# 2 shared cores takes seconds: the whole module stays within a few minutes).
+# a nested output. The official SDK: those two (each call of a 135M model on 2 shared cores
+# takes seconds: the whole module stays within a few minutes).
 FEW = ["classify", "extract_products"]
 CALLS = [(name, "sync") for name in sorted(INPUTS)] + [
     (name, form) for name in FEW for form in ("async", "stream", "astream")
 ]
 FEW_CALLS = [(name, form) for name in FEW for form in ("sync", "async")]
+# Prompt mode: the small model often needs every turn (minutes for a long output), so the
+# flat output alone.
+PROMPT_CALLS = [("classify", "sync"), ("classify", "async")]
 
 
 @dataclass
@@ -359,7 +362,7 @@ def test_schema_mode_gives_a_valid_value_on_every_call(
     assert schema_llm.form == "json_object"
 
 
-@pytest.mark.parametrize(("name", "form"), FEW_CALLS)
+@pytest.mark.parametrize(("name", "form"), PROMPT_CALLS)
 def test_prompt_mode_gives_a_valid_value_or_every_turn(
     name: str, form: str, pkg: dict[str, ModuleType], prompt_llm: Any, tally: Tally
 ) -> None:

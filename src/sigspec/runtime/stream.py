@@ -40,7 +40,7 @@ from .client import (
     generated,
     json_call,
 )
-from .common import LIMITS
+from .common import LIMITS, shown
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -55,6 +55,13 @@ _ATOM = re.compile(r"[-+0-9.eEa-z]*")  # a number, true, false or null
 _DECODER = json.JSONDecoder(strict=False)
 # What a frame expects next.
 _KEY, _COLON, _VALUE, _COMMA, _FIRST = range(5)
+
+
+def _check_strings(strings: str) -> None:
+    if strings not in ("complete", "growing"):
+        raise ValueError(
+            f'strings must be "complete" or "growing", not {shown(strings)}'
+        )
 
 
 class _Frame:
@@ -84,10 +91,7 @@ class PartialReader:
     """
 
     def __init__(self, strings: str = "complete", depth: int | None = None) -> None:
-        if strings not in ("complete", "growing"):
-            raise ValueError(
-                f'strings must be "complete" or "growing", not {strings!r}'
-            )
+        _check_strings(strings)
         self._growing_strings = strings == "growing"
         self._depth = depth if depth is not None else LIMITS.depth  # containers deep
         self._fed: list[str] = []
@@ -734,8 +738,7 @@ def _streamed(
 ) -> tuple[Turns[Any], _View]:
     """The turns `call_json` runs (the arguments checked first), and how its partials are
     read: the generated `partial_NAME` checks them."""
-    if strings not in ("complete", "growing"):
-        raise ValueError(f'strings must be "complete" or "growing", not {strings!r}')
+    _check_strings(strings)  # before any request
     turns = json_call(spec, values, **options)
     check = getattr(generated(spec, ""), f"partial_{spec.key}")
     structured = options.get("structured", "prompt")
