@@ -33,6 +33,7 @@ import pytest
 from google import genai
 from google.genai import types as genai_types
 
+from conftest import examples_package
 from recording_server import Recorder, canned, recording_server
 from test_sdk_requests import _camel, _same
 
@@ -42,21 +43,8 @@ TOKENS = {"input": 11, "output": 7}
 
 @pytest.fixture(scope="module")
 def pkg(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
-    """The examples' package: its adapters and client modules, imported without bytecode."""
-    sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
-    folder = str(examples_output / "python")
-    sys.path.insert(0, folder)
-    try:
-        names = ["sentiment", "extraction", "research", "agent", "summary"]
-        modules = {n: importlib.import_module(f"signatures.client.{n}") for n in names}
-        modules["_adapters"] = importlib.import_module("signatures._adapters")
-        modules["_client"] = importlib.import_module("signatures._client")
+    with examples_package(examples_output) as modules:
         yield modules
-    finally:
-        sys.path.remove(folder)
-        sys.dont_write_bytecode = before
-        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
-            del sys.modules[name]
 
 
 @pytest.fixture(scope="module")

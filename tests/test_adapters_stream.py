@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import importlib
 import json
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from conftest import examples_package
 from recording_server import Recorder, Streamed, ndjson, recording_server, sse
 from test_adapters import (
     BY_NAME,
@@ -43,21 +42,8 @@ Json = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def pkg(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
-    """The examples' package: its adapters, its client runtime and a client module."""
-    sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
-    folder = str(examples_output / "python")
-    sys.path.insert(0, folder)
-    try:
-        yield {
-            "sentiment": importlib.import_module("signatures.client.sentiment"),
-            "_adapters": importlib.import_module("signatures._adapters"),
-            "_client": importlib.import_module("signatures._client"),
-        }
-    finally:
-        sys.path.remove(folder)
-        sys.dont_write_bytecode = before
-        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
-            del sys.modules[name]
+    with examples_package(examples_output) as modules:
+        yield modules
 
 
 @pytest.fixture(scope="module")

@@ -34,6 +34,7 @@ import jsonschema
 import pytest
 
 import real_model
+from conftest import examples_package
 
 # An input for every json-mode signature of examples/ (a test fails when one has none).
 INPUTS: dict[str, dict[str, Any]] = {
@@ -111,21 +112,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[real_model.Serv
 
 @pytest.fixture(scope="module")
 def pkg(examples_output: Path) -> Iterator[dict[str, ModuleType]]:
-    """The examples' generated package: its client modules, `_client`, `_transport`,
-    `_adapters`, imported without writing bytecode."""
-    sys.dont_write_bytecode, before = True, sys.dont_write_bytecode
-    folder = str(examples_output / "python")
-    sys.path.insert(0, folder)
-    try:
-        modules = {n: importlib.import_module(f"signatures.client.{n}") for n in MODULES}
-        for name in ("_client", "_transport", "_adapters"):
-            modules[name] = importlib.import_module(f"signatures.{name}")
+    with examples_package(examples_output) as modules:
         yield modules
-    finally:
-        sys.path.remove(folder)
-        sys.dont_write_bytecode = before
-        for name in [m for m in sys.modules if m == "signatures" or m.startswith("signatures.")]:
-            del sys.modules[name]
 
 
 @pytest.fixture(scope="module")
