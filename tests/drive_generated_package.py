@@ -323,6 +323,48 @@ def run_ptc(module: Any, name: str, case: Case) -> int:
     return 2
 
 
+def chunks(answer: Any) -> list[Any]:
+    """A plain callback's answer as a streaming callback sends it: the text (or the forced
+    tool's arguments) in pieces of 5 characters, then the token counts."""
+    if isinstance(answer, str):
+        return [answer[i : i + 5] for i in range(0, len(answer), 5)]
+    out: list[Any] = [piece for text in [answer.get("content") or ""] for piece in chunks(text)]
+    for call in answer.get("tool_calls") or []:
+        arguments = call["arguments"]
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        out.append({"tool": call["name"]})
+        out += [{"arguments": text[i : i + 5]} for i in range(0, len(text), 5)]
+    return [*out, {"tokens": answer.get("tokens") or {}}]
+
+
+def streamed(function: Any, asynchronous: bool) -> Any:
+    """A stream form called as the plain function: its `llm` (a script of whole answers)
+    made a streaming callback, every partial read, the `Step` returned."""
+
+    def call(**kwargs: Any) -> Any:
+        script = kwargs.pop("llm")
+        if not asynchronous:
+            stream = function(**kwargs, llm=lambda request: iter(chunks(script(request))))
+            for _ in stream:
+                pass
+            return stream.step
+
+        async def llm(request: dict[str, Any]) -> Any:
+            for chunk in chunks(script(request)):
+                await asyncio.sleep(0)
+                yield chunk
+
+        async def drain() -> Any:
+            stream = function(**kwargs, llm=llm)
+            async for _ in stream:
+                pass
+            return await stream.result()
+
+        return asyncio.run(drain())
+
+    return call
+
+
 def awaited(function: Any) -> Any:
     """An async client function called as a sync one: its `llm` made async (answering after
     a turn of the event loop), the call run by `asyncio.run`."""
@@ -351,11 +393,7 @@ def run_clients(package: str, modules: list[Any], cases: Any, pipelines: Any) ->
             function = getattr(module, export)
             if getattr(function, "__module__", None) != module.__name__:
                 continue  # re-exported runtime names (Step, JsonEnforcementError)
-            name = export
-            if asyncio.iscoroutinefunction(function):
-                name = export[1:]  # aNAME, the async form of NAME (no clashes here)
-                assert name in module.__all__, f"{export} is no async form"
-                function = awaited(function)
+            name, function = plain_form(module, export, function)
             if export.startswith("build_") and export.endswith("_request"):
                 name = export[len("build_") : -len("_request")]
             if export.startswith("validate_") and export.endswith("_output"):
@@ -372,6 +410,22 @@ def run_clients(package: str, modules: list[Any], cases: Any, pipelines: Any) ->
                     calls = runs[case.mode](name, function, case)
             ran.append(f"{export} x{calls}")
     return ran
+
+
+def plain_form(module: Any, export: str, function: Any) -> tuple[str, Any]:
+    """The plain function an export is a form of (no clashes here), and the export called
+    as that function: `aNAME` awaited, `NAME_stream` and `aNAME_stream` read to the end."""
+    if export.endswith("_stream"):
+        name = export[: -len("_stream")]
+        asynchronous = asyncio.iscoroutinefunction(getattr(module, name))
+        if asynchronous:
+            name = name[1:]
+        assert name in module.__all__, f"{export} is no stream form"
+        return name, streamed(function, asynchronous)
+    if asyncio.iscoroutinefunction(function):
+        assert export[1:] in module.__all__, f"{export} is no async form"
+        return export[1:], awaited(function)
+    return export, function
 
 
 def run_validators(package: str, modules: list[Any], cases: Any) -> list[str]:

@@ -50,6 +50,19 @@ EXAMPLE_CLIENTS = {
     "aact_on_sentiment",
     "atriage",
     "asummarize",
+    # The stream forms of the json signatures, sync and async.
+    *(
+        f"{a}{name}_stream"
+        for name in (
+            "agent_step",
+            "extract_products",
+            "read_invoice",
+            "rank_results",
+            "classify",
+            "act_on_sentiment",
+        )
+        for a in ("", "a")
+    ),
 }
 EXAMPLE_PARSERS = {
     "agent_step",
@@ -134,7 +147,8 @@ def test_every_format_runs_with_pydantic_alone(
     """Model fields of date-time, date, time and uuid hold the standard types; every other
     format stays the string the model wrote; an invalid email is retried."""
     summary = drive(pydantic_python, every_format_build, "every_format", tmp_path)
-    assert names(summary, "clients") == {"read_record", "aread_record"}, summary
+    streams = {"read_record_stream", "aread_record_stream"}
+    assert names(summary, "clients") == {"read_record", "aread_record", *streams}, summary
     assert summary["validators"] == ["read_record"], summary
 
 
