@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -74,11 +75,31 @@ def test_lint_sarif_format(tmp_path: Path) -> None:
     log = json.loads(result.stdout)
     assert log["version"] == "2.1.0"
     run = log["runs"][0]
-    assert run["tool"]["driver"]["rules"][0]["id"] == "unknown-type"
     [res] = run["results"]
     assert res["ruleId"] == "unknown-type" and res["level"] == "error"
+    assert run["tool"]["driver"]["rules"][res["ruleIndex"]]["id"] == "unknown-type"
     region = res["locations"][0]["physicalLocation"]["region"]
     assert region == {"startLine": 1, "startColumn": 21, "endLine": 1, "endColumn": 29}
+
+
+def test_lint_sarif_names_awkward_files_by_uri(tmp_path: Path) -> None:
+    """Each result's URI, resolved against the project root (the `uriBaseId`), names the
+    file it is about, whatever characters the file's name holds."""
+    names = ["dir with space/b é.sig", "a,b:c%.sig", "x#y?.sig", "sub/[1] & 2.sig"]
+    for number, name in enumerate(names):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(f"signature f{number}() -> {{s Nope}}\n")
+    result = run_cli("lint", "--format", "sarif", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    [run] = json.loads(result.stdout)["runs"]
+    found = set()
+    for res in run["results"]:
+        artifact = res["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert artifact["uriBaseId"] == "PROJECTROOT"
+        assert " " not in artifact["uri"] and "#" not in artifact["uri"]
+        assert (tmp_path / unquote(artifact["uri"])).is_file()
+        found.add(unquote(artifact["uri"]))
+    assert found == set(names)
 
 
 def test_lint_follows_imports_and_reports_cycles(tmp_path: Path) -> None:
