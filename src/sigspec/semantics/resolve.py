@@ -56,8 +56,9 @@ class FieldSite:
     source: SourceFile
 
 
-# Unknown names per file that get did-you-mean hints: each hint compares the name with every
-# declaration, so hints for all of 5,000 unknown names in a file took minutes.
+# Unknown names per file that get did-you-mean hints (and the list of names in scope): each
+# hint compares the name with every declaration, so hints for all of 5,000 unknown names in a
+# file took minutes.
 MAX_SUGGESTIONS = 20
 
 
