@@ -55,6 +55,7 @@ def test_lint_json_format(tmp_path: Path) -> None:
         "code": "unknown-type",
         "message": "unknown type `Sentimnt`",
         "hints": ["did you mean `Sentiment`?"],
+        "fixes": [{"line": 1, "column": 21, "end_line": 1, "end_column": 29, "text": "Sentiment"}],
         "labels": [],
     }
 

@@ -1,6 +1,7 @@
 """Inline-expectation cases: `# expect: code[, code]` marks the line a diagnostic starts on.
 
-Each file under tests/cases/check must produce exactly the marked (line, code) pairs.
+Each file under tests/cases/check must produce exactly the marked (line, code) pairs; each
+`# help: text` on a line must be a hint of a diagnostic starting on it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import pytest
 from sigspec import load
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "check"
-EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
+EXPECT = re.compile(r"#\s*expect:\s*([^#]+)")
+HELP = re.compile(r"#\s*help:\s*([^#]+)")
 
 
 def expected(path: Path) -> set[tuple[int, str]]:
@@ -25,11 +27,20 @@ def expected(path: Path) -> set[tuple[int, str]]:
     return out
 
 
+def expected_hints(path: Path) -> set[tuple[int, str]]:
+    lines = enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+    return {(n, hint.strip()) for n, line in lines for hint in HELP.findall(line)}
+
+
 @pytest.mark.parametrize("path", sorted(CASES.glob("*.sig")), ids=lambda p: p.name)
 def test_case(path: Path) -> None:
     result = load([path])
     found = set()
+    hints = set()
     for d in result.diagnostics:
         assert d.source is not None and d.span is not None, d
-        found.add((d.source.position(d.span.start).line, d.code))
+        line = d.source.position(d.span.start).line
+        found.add((line, d.code))
+        hints |= {(line, hint) for hint in d.hints}
     assert found == expected(path)
+    assert expected_hints(path) <= hints

@@ -4,6 +4,7 @@ from sigspec.diagnostics.codes import CODES, Code
 from sigspec.diagnostics.model import (
     LOAD_PHASES,
     Diagnostic,
+    Fix,
     Label,
     Phase,
     Severity,
@@ -16,6 +17,7 @@ __all__ = [
     "LOAD_PHASES",
     "Code",
     "Diagnostic",
+    "Fix",
     "Label",
     "Phase",
     "Severity",

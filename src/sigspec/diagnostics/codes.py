@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sigspec.diagnostics.model import Diagnostic, Label, Phase, Severity
+from sigspec.diagnostics.model import Diagnostic, Fix, Label, Phase, Severity
 from sigspec.diagnostics.source import SourceFile, Span
 
 
@@ -42,6 +42,7 @@ class Code:
         *,
         hints: tuple[str, ...] = (),
         labels: tuple[Label, ...] = (),
+        fixes: tuple[Fix, ...] = (),
         **params: Any,
     ) -> Diagnostic:
         return Diagnostic(
@@ -52,6 +53,7 @@ class Code:
             span=span,
             labels=labels,
             hints=hints,
+            fixes=fixes,
         )
 
     def at_origin(self, origin: Located | None, **params: Any) -> Diagnostic:
@@ -149,7 +151,8 @@ UNKNOWN_PRIMITIVE = Code(
     "A `:keyword` type is not one of the primitives.",
     "The primitive types are :string :int :float :bool (:boolean) :keyword :datetime :map and "
     ":any. Keywords are case-sensitive; `:integer`, `:number`, `:list` and `:object` do not "
-    "exist.",
+    "exist: the hint names the primitive meant (`:int`, `:float`, `:map`) or, for `:list`, "
+    "the list form `[T]`.",
     "signature f() -> {n :integer}\n",
 )
 UNKNOWN_TYPE = Code(
@@ -159,7 +162,8 @@ UNKNOWN_TYPE = Code(
     "unknown type `{name}`",
     "A named type is not declared in this file or the files it imports.",
     "Named types must be declared with `type Name = ...` in the same file or in an imported "
-    "file. Names are case-sensitive.",
+    "file. Names are case-sensitive. A primitive needs its colon (`:string`, not `string`). "
+    "The hints name the closest declared types, and all of them when there are few.",
     'signature f() -> {s Sentimnt}\ntype Sentiment = "positive" | "negative"\n',
 )
 UNKNOWN_SIGNATURE = Code(
@@ -493,7 +497,7 @@ SECTION_FIELD_MISSING = Code(
     "section-field-missing",
     Phase.CHECK,
     E,
-    "`{name}` is not a field of the elements of `{section}`",
+    "`{name}` is not a field of the elements of {section}",
     "A variable inside a `{{#list}}` section names a field the element type lacks.",
     "Inside `{{#items}}...{{/items}}` names refer to the fields of each element.",
     '@prompt("{{#items}}{{title}}{{/items}}")\nsignature f(items [{name :string}]) -> :string\n',
@@ -502,7 +506,7 @@ DOT_OVER_NON_SCALAR = Code(
     "dot-over-non-scalar",
     Phase.CHECK,
     E,
-    "`{{{{.}}}}` inside `{section}` renders {what}, not a scalar",
+    "`{{{{.}}}}` inside {section} renders {what}, not a scalar",
     "`{{.}}` is used where the current element is not a scalar.",
     "`{{.}}` prints the current element, which only makes sense for lists of strings, numbers "
     "or booleans. For lists of maps, name the fields: `{{#items}}{{name}}{{/items}}`.",

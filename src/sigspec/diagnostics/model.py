@@ -43,6 +43,16 @@ class Label:
 
 @by_fields
 @dataclass(frozen=True, slots=True)
+class Fix:
+    """A replacement a hint names, for tools (an editor's quick fix): the text `span` of the
+    diagnostic's source would hold instead. Hints stay the words people read."""
+
+    span: Span
+    text: str
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     code: str
     severity: Severity
@@ -51,6 +61,7 @@ class Diagnostic:
     span: Span | None = None
     labels: tuple[Label, ...] = ()
     hints: tuple[str, ...] = ()
+    fixes: tuple[Fix, ...] = ()
 
     @property
     def path(self) -> str:

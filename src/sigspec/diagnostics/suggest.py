@@ -1,12 +1,21 @@
 """Did-you-mean suggestions with a tight cut-off: nothing is better than noise.
 
 Following Elm: names shorter than 3 characters may differ by one edit, longer ones by two;
-at most three candidates.
+at most three candidates. A known synonym (`integer` for `int`) beats edit distance: it is
+what the writer meant, where a close spelling is only a guess. When the names in scope are
+few (`SHORT_SCOPE`), a hint lists them all, unless the suggestions already named them.
+Each name a hint proposes is also on the diagnostic as a `Fix` (an editor's quick fix).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from sigspec.diagnostics.model import Fix
+from sigspec.diagnostics.source import Span
+
+SHORT_SCOPE = 8  # scopes this small are listed in full
 
 
 def _distance(a: str, b: str, limit: int) -> int:
@@ -29,17 +38,52 @@ def _distance(a: str, b: str, limit: int) -> int:
 
 
 def close_matches(name: str, candidates: Iterable[str]) -> list[str]:
+    """The closest candidates (case-insensitively), at most three; only those at the best
+    distance, so that a one-letter typo is not shown beside a two-letter guess."""
     limit = 1 if len(name) < 3 else 2
     scored = sorted(
         (d, c)
         for c in set(candidates)
         if c != name and (d := _distance(name.lower(), c.lower(), limit)) <= limit
     )
-    return [c for _, c in scored[:3]]
+    return [c for d, c in scored[:3] if d == scored[0][0]]
 
 
 def did_you_mean(name: str, candidates: Iterable[str], prefix: str = "") -> tuple[str, ...]:
-    found = close_matches(name, candidates)
-    if not found:
-        return ()
-    return ("did you mean " + " or ".join(f"`{prefix}{c}`" for c in found) + "?",)
+    return suggest(name, candidates, prefix=prefix).hints
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """The hints for an unknown name, and the replacements they name (best first)."""
+
+    hints: tuple[str, ...] = ()
+    replacements: tuple[str, ...] = ()
+
+    def fixes(self, span: Span) -> tuple[Fix, ...]:
+        """Each replacement as an edit of `span`, the unknown name's extent in the source."""
+        return tuple(Fix(span, text) for text in self.replacements)
+
+
+def suggest(
+    name: str,
+    candidates: Iterable[str],
+    *,
+    prefix: str = "",
+    synonyms: Mapping[str, str] | None = None,
+    scope: str | None = None,
+) -> Suggestion:
+    """Names close to `name` among `candidates` (a synonym's target alone when `name` is a
+    known synonym, compared case-insensitively), and when `scope` says what the candidates
+    are ("types in scope") and they are few, a hint listing them. Replacements carry
+    `prefix` (`:int`), as the hint writes them."""
+    names = list(dict.fromkeys(candidates))
+    synonym = (synonyms or {}).get(name.lower())
+    found = [synonym] if synonym is not None else close_matches(name, names)
+    hints = []
+    if found:
+        hints.append("did you mean " + " or ".join(f"`{prefix}{c}`" for c in found) + "?")
+    if scope is not None and len(names) <= SHORT_SCOPE and not (names and set(names) <= set(found)):
+        listed = ", ".join(f"`{prefix}{c}`" for c in names) if names else "none"
+        hints.append(f"{scope}: {listed}")
+    return Suggestion(tuple(hints), tuple(prefix + c for c in found))

@@ -9,7 +9,7 @@ from sigspec.diagnostics import Diagnostic, codes
 from sigspec.semantics import ir
 from sigspec.semantics.cycles import render_cycle, unguarded_cycles
 from sigspec.semantics.pipelines import check_pipeline
-from sigspec.semantics.prompt import check_template, template_attrs
+from sigspec.semantics.prompt import Placement, check_template, template_attrs
 from sigspec.semantics.resolve import resolve_files
 from sigspec.semantics.rules import (
     Defaults,
@@ -37,7 +37,7 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
         diags += check_field(site, project.types, defaults, patterns)
     diags += check_infinite_types(resolved.project)  # before the loops stood in for `:any`
     diags += check_type_graphs(project)
-    tools = {ir.fold(t.name) for t in project.tools}
+    tools = {ir.fold(t.name): t.name for t in project.tools}
     decls = _syntax_by_origin(files)
     for sig in (*project.signatures, *project.tools):
         syntax = decls.get(_key(sig.origin))
@@ -96,11 +96,12 @@ def _check_prompts(
     if sig.origin is None:
         return []
     source = sig.origin.source
-    spans = {a.name: a.span for a in syntax.attrs}
+    attrs = {a.name: a for a in syntax.attrs}
     used: set[str] = set()
     diags: list[Diagnostic] = []
     for attr, template in template_attrs(sig):
-        names, found = check_template(template, sig, project.types, source, spans[attr])
+        at = Placement(template, source, attrs[attr])
+        names, found = check_template(template, sig, project.types, source, at)
         used |= names
         diags += found
     if sig.prompt is not None and sig.mode in ("json", "text") and not diags:

@@ -12,7 +12,7 @@ from typing import Any
 
 from sigspec.diagnostics import Diagnostic, Label, codes
 from sigspec.diagnostics.source import SourceFile, Span
-from sigspec.diagnostics.suggest import did_you_mean
+from sigspec.diagnostics.suggest import suggest
 from sigspec.semantics.ir import MODES
 from sigspec.syntax import ast
 
@@ -143,6 +143,16 @@ TABLE: dict[str, tuple[frozenset[str], Callable[[list[Any]], Any]]] = {
     "compression": (frozenset({SIGNATURE}), _flag),
 }
 
+# JSON Schema's keywords for the constraints (lower-cased): `@minimum` suggests `@min`.
+SYNONYMS = {
+    "minimum": "min",
+    "maximum": "max",
+    "minlength": "min_length",
+    "maxlength": "max_length",
+    "minitems": "min_items",
+    "maxitems": "max_items",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Attrs:
@@ -162,8 +172,13 @@ def read_attributes(
     for attr in attrs:
         entry = TABLE.get(attr.name)
         if entry is None:
-            hints = did_you_mean(attr.name, TABLE, prefix="@")
-            diags.append(codes.UNKNOWN_ATTRIBUTE.at(source, attr.span, name=attr.name, hints=hints))
+            found = suggest(attr.name, TABLE, prefix="@", synonyms=SYNONYMS)
+            name = Span(attr.span.start, attr.span.start + 1 + len(attr.name))  # `@name`
+            diags.append(
+                codes.UNKNOWN_ATTRIBUTE.at(
+                    source, attr.span, name=attr.name, hints=found.hints, fixes=found.fixes(name)
+                )
+            )
             continue
         places, reader = entry
         if place not in places:

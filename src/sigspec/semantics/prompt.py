@@ -14,6 +14,7 @@ from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.semantics import ir
 from sigspec.semantics.types import Types, is_scalar, strip_optional
+from sigspec.syntax import ast
 
 _NAME = re.compile(r"\.|[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 
@@ -22,10 +23,57 @@ _NAME = re.compile(r"\.|[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 class Tag:
     kind: str  # "var", "section", "inverted", "close"
     name: str
+    start: int = 0  # the tag's extent in the template, braces included
+    end: int = 0
+
+    def name_at(self, template: str) -> tuple[int, int]:
+        """The extent of the name inside the tag (what a fix replaces)."""
+        at = template.find(self.name, self.start, self.end)
+        return (at, at + len(self.name)) if at >= 0 else (self.start, self.end)
 
 
 class TemplateError(ValueError):
-    pass
+    """A template the checker refuses; `start` and `end` are where, in the template."""
+
+    def __init__(self, message: str, start: int = 0, end: int = 0) -> None:
+        super().__init__(message)
+        self.start = start
+        self.end = end
+
+
+class Placement:
+    """Where a template is written in its source: its `[start, end)` as a source span. The
+    string literal is decoded again with its offsets (`decode_offsets`) on the first call
+    only, as few templates have anything to report; a string that cannot be mapped, or an
+    error without an extent, falls back to the attribute."""
+
+    def __init__(self, template: str, source: SourceFile, attr: ast.Attribute) -> None:
+        self._template = template
+        self._source = source
+        self._attr = attr
+        self._offsets: tuple[int, ...] | None = None
+
+    def span(self, start: int, end: int) -> Span:
+        offsets = self._offsets if self._offsets is not None else self._map()
+        if not offsets or end <= start:
+            return self._attr.span
+        last = len(offsets) - 1
+        return Span(offsets[min(start, last)], offsets[min(end, last)])
+
+    def _map(self) -> tuple[int, ...]:
+        from sigspec.syntax.strings import StringError, decode_offsets
+
+        self._offsets = ()
+        arg = self._attr.args[0] if self._attr.args else None
+        if not isinstance(arg, ast.ScalarValue):
+            return ()
+        try:
+            value, offsets = decode_offsets(self._source.text[arg.span.start : arg.span.end])
+        except StringError:
+            return ()
+        if value == self._template:
+            self._offsets = tuple(arg.span.start + o for o in offsets)
+        return self._offsets
 
 
 def tags(template: str) -> list[Tag]:
@@ -36,31 +84,38 @@ def tags(template: str) -> list[Tag]:
     try:
         tokens = tokenize(template)
     except MustacheError as exc:
-        raise TemplateError(str(exc)) from None
+        raise TemplateError(str(exc), exc.start, exc.end) from None
     out: list[Tag] = []
-    open_sections: list[str] = []
+    open_sections: list[Tag] = []
     for token in tokens:
         if token.kind in ("text", "comment"):
             continue
+        tag = Tag(token.kind, token.value, token.start, token.end)
         raw = template[token.start : token.end]
         if token.kind in ("partial", "delims"):
-            raise TemplateError(f"`{raw}`: partials and delimiter changes are not supported")
+            raise _error(f"`{raw}`: partials and delimiter changes are not supported", tag)
         if not _NAME.fullmatch(token.value):
-            raise TemplateError(f"`{raw}` is not a valid tag")
+            raise _error(f"`{raw}` is not a valid tag", tag)
         if token.kind == "close":
-            _close(open_sections, token.value)
+            _close(open_sections, tag)
         elif token.kind in ("section", "inverted"):
-            open_sections.append(token.value)
-        out.append(Tag(token.kind, token.value))
+            open_sections.append(tag)
+        out.append(tag)
     if open_sections:
-        raise TemplateError(f"section `{{{{#{open_sections[-1]}}}}}` is never closed")
+        raise _error(
+            f"section `{{{{#{open_sections[-1].name}}}}}` is never closed", open_sections[-1]
+        )
     return out
 
 
-def _close(open_sections: list[str], name: str) -> None:
-    if not open_sections or open_sections[-1] != name:
-        expected = f"`{{{{/{open_sections[-1]}}}}}`" if open_sections else "no closing tag"
-        raise TemplateError(f"`{{{{/{name}}}}}` closes nothing open here; expected {expected}")
+def _error(message: str, tag: Tag) -> TemplateError:
+    return TemplateError(message, tag.start, tag.end)
+
+
+def _close(open_sections: list[Tag], tag: Tag) -> None:
+    if not open_sections or open_sections[-1].name != tag.name:
+        expected = f"`{{{{/{open_sections[-1].name}}}}}`" if open_sections else "no closing tag"
+        raise _error(f"`{{{{/{tag.name}}}}}` closes nothing open here; expected {expected}", tag)
     open_sections.pop()
 
 
@@ -68,30 +123,30 @@ def _close(open_sections: list[str], name: str) -> None:
 class _Frame:
     fields: dict[str, ir.TypeRef] | None  # None: no named fields here (a scalar element)
     element: ir.TypeRef | None  # the element type inside a list section
-    section: str  # for messages
+    section: str  # for messages: "the top level" or the section's name in backticks
 
 
 def check_template(
-    template: str, sig: ir.Signature, types: Types, source: SourceFile, span: Span
+    template: str, sig: ir.Signature, types: Types, source: SourceFile, at: Placement
 ) -> tuple[set[str], list[Diagnostic]]:
-    """Names of params the template uses, and its diagnostics."""
+    """Names of params the template uses, and its diagnostics, each at its tag."""
     try:
         found = tags(template)
     except TemplateError as exc:
+        span = at.span(exc.start, exc.end)
         return set(), [codes.INVALID_PROMPT_TEMPLATE.at(source, span, reason=exc)]
     params = {ir.fold(p.name): p.type for p in sig.params}
     stack = [_Frame(params, None, "the top level")]
     used: set[str] = set()
     diags: list[Diagnostic] = []
+    where = _Where(template, source, at)
     for tag in found:
         if tag.kind == "close":
             stack.pop()
             continue
         if len(stack) == 1 and tag.name != ".":
             used.add(ir.fold(tag.name.split(".")[0]))
-        resolved, diag = _lookup(
-            tag.name, stack[-1], sig=sig, source=source, span=span, types=types
-        )
+        resolved, diag = _lookup(tag, stack[-1], sig=sig, types=types, where=where)
         if diag is not None:
             diags.append(diag)
         if tag.kind in ("section", "inverted"):
@@ -99,9 +154,23 @@ def check_template(
     return used, diags
 
 
+@dataclass(frozen=True, slots=True)
+class _Where:
+    template: str
+    source: SourceFile
+    at: Placement
+
+    def tag(self, tag: Tag) -> Span:
+        return self.at.span(tag.start, tag.end)
+
+    def name(self, tag: Tag) -> Span:
+        return self.at.span(*tag.name_at(self.template))
+
+
 def _lookup(
-    name: str, frame: _Frame, *, sig: ir.Signature, source: SourceFile, span: Span, types: Types
+    tag: Tag, frame: _Frame, *, sig: ir.Signature, types: Types, where: _Where
 ) -> tuple[ir.TypeRef | None, Diagnostic | None]:
+    name, source, span = tag.name, where.source, where.tag(tag)
     if name == ".":
         if frame.element is None or not is_scalar(frame.element, types):
             what = "a map or list" if frame.element is not None else "the whole input"
@@ -115,25 +184,37 @@ def _lookup(
     resolved: ir.TypeRef | None = None
     for part in name.split("."):
         if current is None or ir.fold(part) not in current:
-            return None, _missing(name, frame, sig, source, span)
+            return None, _missing(tag, frame, sig, where)
         resolved = current[ir.fold(part)]
         current = _fields_of(resolved, types)
     return resolved, None
 
 
-def _missing(
-    name: str, frame: _Frame, sig: ir.Signature, source: SourceFile, span: Span
-) -> Diagnostic:
-    from sigspec.diagnostics.suggest import did_you_mean
+def _missing(tag: Tag, frame: _Frame, sig: ir.Signature, where: _Where) -> Diagnostic:
+    """An unknown name: the close ones as fixes of the name (a dotted name as a whole), and
+    the names there are when few."""
+    from sigspec.diagnostics.suggest import suggest
 
+    name, span, fix_at = tag.name, where.tag(tag), where.name(tag)
     if frame.section == "the top level":
-        hints = did_you_mean(name, [p.name for p in sig.params])
+        found = suggest(name, [p.name for p in sig.params], scope=f"parameters of `{sig.name}`")
         return codes.UNKNOWN_PROMPT_VARIABLE.at(
-            source, span, name=name, signature=sig.name, hints=hints
+            where.source,
+            span,
+            name=name,
+            signature=sig.name,
+            hints=found.hints,
+            fixes=found.fixes(fix_at),
         )
-    hints = did_you_mean(name, list(frame.fields or ()))
+    fields = list(frame.fields or ())  # folded names: each one a valid spelling
+    found = suggest(name, fields, scope=f"fields of the elements of {frame.section}")
     return codes.SECTION_FIELD_MISSING.at(
-        source, span, name=name, section=frame.section, hints=hints
+        where.source,
+        span,
+        name=name,
+        section=frame.section,
+        hints=found.hints,
+        fixes=found.fixes(fix_at),
     )
 
 

@@ -6,13 +6,14 @@ of the file is still checked, and every problem is returned as a diagnostic.
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from sigspec.diagnostics import Diagnostic, codes
+from sigspec.diagnostics import Diagnostic, Fix, codes
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.runtime.ecma import Unportable, to_python
 from sigspec.runtime.formats import CHECKS
@@ -55,8 +56,9 @@ class FieldSite:
     source: SourceFile
 
 
-# Unknown names per file that get did-you-mean hints: each hint compares the name with every
-# declaration, so hints for all of 5,000 unknown names in a file took minutes.
+# Unknown names per file that get did-you-mean hints (and the list of names in scope): each
+# hint compares the name with every declaration, so hints for all of 5,000 unknown names in a
+# file took minutes.
 MAX_SUGGESTIONS = 20
 
 
@@ -152,19 +154,28 @@ class Resolver:
         if "format" in values:
             name = values["format"]
             if name not in FORMATS:
-                from sigspec.diagnostics.suggest import did_you_mean
-
-                span = next(a.span for a in f.attrs if a.name == "format")
-                self.diagnostics.append(
-                    codes.UNKNOWN_FORMAT.at(
-                        self.source, span, name=name, hints=did_you_mean(name, FORMATS)
-                    )
-                )
+                self.diagnostics.append(self._unknown_format(name, f))
             elif name not in CHECKS:
                 span = next(a.span for a in f.attrs if a.name == "format")
                 self.diagnostics.append(codes.UNCHECKED_FORMAT.at(self.source, span, name=name))
             out.append(ir.Format(name))
         return tuple(out)
+
+    def _unknown_format(self, name: str, f: ast.Field) -> Diagnostic:
+        from sigspec.diagnostics.suggest import suggest
+
+        attr = next(a for a in f.attrs if a.name == "format")
+        found = suggest(name, sorted(FORMATS))
+        arg = attr.args[0] if attr.args else None  # what a fix replaces: a string or a name
+        fixes: tuple[Fix, ...] = ()
+        if isinstance(arg, ast.ScalarValue | ast.NameArg):
+            quoted = isinstance(arg, ast.ScalarValue)
+            fixes = tuple(
+                Fix(arg.span, json.dumps(text) if quoted else text) for text in found.replacements
+            )
+        return codes.UNKNOWN_FORMAT.at(
+            self.source, attr.span, name=name, hints=found.hints, fixes=fixes
+        )
 
     def _pattern_compiles(self, regex: str, f: ast.Field) -> bool:
         """Report a pattern that is no ECMA-262 pattern, or lies outside the subset the

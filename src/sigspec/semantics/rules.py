@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sigspec.diagnostics import Diagnostic, codes
@@ -204,19 +204,30 @@ def firewall_fields(t: ir.TypeRef, types: Types) -> list[ir.Field]:
     return sorted(found, key=lambda f: f.origin.span.start if f.origin else 0)
 
 
-def check_tools(sig: ir.Signature, syntax: ast.SignatureDecl, tools: set[str]) -> list[Diagnostic]:
+def check_tools(
+    sig: ir.Signature, syntax: ast.SignatureDecl, tools: Mapping[str, str]
+) -> list[Diagnostic]:
+    """Each `@tools` name that names no tool (`tools`: folded name -> declared name)."""
     if sig.origin is None or not sig.tools:
         return []
-    span = next(a.span for a in syntax.attrs if a.name == "tools")
-    from sigspec.diagnostics.suggest import did_you_mean
+    attr = next(a for a in syntax.attrs if a.name == "tools")
+    args = {a.name: a.span for a in attr.args or () if isinstance(a, ast.NameArg)}
+    from sigspec.diagnostics.suggest import suggest
 
-    return [
-        codes.UNKNOWN_TOOL.at(
-            sig.origin.source, span, name=name, hints=did_you_mean(name, sorted(tools))
+    out = []
+    for name in sig.tools:
+        if ir.fold(name) in tools:
+            continue
+        found = suggest(name, tools.values(), scope="tools in scope")
+        span = args.get(name)  # none for a name written as a string: no fix, the attribute
+        fixes = found.fixes(span) if span is not None else ()
+        where = span if span is not None else attr.span
+        out.append(
+            codes.UNKNOWN_TOOL.at(
+                sig.origin.source, where, name=name, hints=found.hints, fixes=fixes
+            )
         )
-        for name in sig.tools
-        if ir.fold(name) not in tools
-    ]
+    return out
 
 
 def check_type_graphs(project: ir.Project) -> Iterator[Diagnostic]:

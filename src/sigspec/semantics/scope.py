@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sigspec.diagnostics import Diagnostic, Label, codes
 from sigspec.diagnostics.source import SourceFile, Span
-from sigspec.diagnostics.suggest import did_you_mean
+from sigspec.diagnostics.suggest import Suggestion, suggest
 from sigspec.semantics.ir import fold
 from sigspec.syntax import ast
 
@@ -54,22 +54,41 @@ class Table:
         entry = self.entries.get(fold(name))
         if entry is not None and entry.kind == kind and entry.file.source.path in file.visible:
             return entry, []
-        hints: list[str] = []
+        found = Suggestion()
         if entry is not None and entry.kind != kind:
-            hints.append(f"`{entry.decl.name}` is a {entry.kind}, not a {kind}")
+            found = Suggestion((f"`{entry.decl.name}` is a {entry.kind}, not a {kind}",))
         elif entry is not None:
-            hints.append(
-                f"`{entry.decl.name}` is declared in {entry.file.source.path}; "
-                f'add `import "{entry.file.source.path}"` (relative to this file)'
+            found = Suggestion(
+                (
+                    f"`{entry.decl.name}` is declared in {entry.file.source.path}; "
+                    f'add `import "{entry.file.source.path}"` (relative to this file)',
+                )
             )
         elif suggest:
-            visible = [
-                e.decl.name
-                for e in self.entries.values()
-                if e.kind == kind and e.file.source.path in file.visible
-            ]
-            hints += did_you_mean(name, visible)
-        return None, [code.at(file.source, span, name=name, hints=tuple(hints))]
+            found = self._close(name, kind, file)
+        return None, [
+            code.at(file.source, span, name=name, hints=found.hints, fixes=found.fixes(span))
+        ]
+
+    def _close(self, name: str, kind: str, file: ParsedFile) -> Suggestion:
+        """Visible declarations of `kind` close to `name`, listed when few; a type written
+        as a bare primitive (`string`, `integer`) suggests the primitive when no declared
+        type is close."""
+        visible = [
+            e.decl.name
+            for e in self.entries.values()
+            if e.kind == kind and e.file.source.path in file.visible
+        ]
+        found = suggest(name, visible, scope=f"{kind}s in scope")
+        if kind != "type" or found.replacements:
+            return found
+        word = name.lower()
+        if word in ast.LIST_WORDS:
+            return Suggestion((ast.LIST_HINT, *found.hints))
+        prim = ast.primitive(word) or ast.PRIMITIVE_SYNONYMS.get(word)
+        if prim is None:
+            return found
+        return Suggestion((f"did you mean `:{prim}`?", *found.hints), (f":{prim}",))
 
 
 def build_table(files: Sequence[ParsedFile]) -> tuple[Table, list[Diagnostic]]:

@@ -20,6 +20,19 @@ PrimKind = Literal["string", "int", "float", "bool", "keyword", "datetime", "map
 PRIMITIVES: tuple[PrimKind, ...] = get_args(PrimKind)
 PRIMITIVE_ALIASES: Mapping[str, PrimKind] = {"boolean": "bool"}
 _PRIM_BY_NAME: Mapping[str, PrimKind] = {**{k: k for k in PRIMITIVES}, **PRIMITIVE_ALIASES}
+# What other languages call the primitives: an unknown `:integer` suggests `:int`. A list is
+# no primitive but a form, `[T]` (`LIST_WORDS`).
+PRIMITIVE_SYNONYMS: Mapping[str, PrimKind] = {
+    "integer": "int",
+    "number": "float",
+    "double": "float",
+    "object": "map",
+    "dict": "map",
+    "str": "string",
+    "timestamp": "datetime",
+}
+LIST_WORDS = frozenset({"list", "array"})
+LIST_HINT = "a list is written `[T]`, as in `[:string]`"
 
 T = TypeVar("T")
 

@@ -17,12 +17,30 @@ from lark import Token, Tree
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.diagnostics.source import SourceFile, Span
-from sigspec.diagnostics.suggest import did_you_mean
+from sigspec.diagnostics.suggest import Suggestion, suggest
 from sigspec.syntax import ast
 from sigspec.syntax.strings import StringError, decode
 
 Children = list[Any]
 _MAX_INT_DIGITS = 4_000  # below Python's int-from-text limit (4,300)
+
+
+def _unknown_primitive(source: SourceFile, token: Token) -> Diagnostic:
+    """`:integer` and the like: a known synonym, else a close spelling, and the valid ones."""
+    word = str(token)[1:]
+    if word.lower() in ast.LIST_WORDS:
+        found = Suggestion((ast.LIST_HINT,))
+    else:
+        names = ast.PRIMITIVES + tuple(ast.PRIMITIVE_ALIASES)
+        found = suggest(word, names, prefix=":", synonyms=ast.PRIMITIVE_SYNONYMS)
+    valid = "valid types: " + " ".join(f":{p}" for p in ast.PRIMITIVES)
+    return codes.UNKNOWN_PRIMITIVE.at(
+        source,
+        _tok(token),
+        name=str(token),
+        hints=(*found.hints, valid),
+        fixes=found.fixes(_tok(token)),
+    )
 
 
 def _tok(token: Token) -> Span:
@@ -162,13 +180,7 @@ class AstBuilder:
         word = str(c[0])[1:]
         name = ast.primitive(word) or word
         if ast.primitive(word) is None:
-            hints = did_you_mean(word, ast.PRIMITIVES + tuple(ast.PRIMITIVE_ALIASES), prefix=":")
-            valid = "valid types: " + " ".join(f":{p}" for p in ast.PRIMITIVES)
-            self.diagnostics.append(
-                codes.UNKNOWN_PRIMITIVE.at(
-                    self.source, _tok(c[0]), name=str(c[0]), hints=(*hints, valid)
-                )
-            )
+            self.diagnostics.append(_unknown_primitive(self.source, c[0]))
         return ast.PrimType(name, _tok(c[0]))
 
     def named(self, c: Children) -> ast.NamedType:

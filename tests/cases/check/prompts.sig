@@ -38,3 +38,12 @@ signature system_uses(q :string, lang :string) -> :string
 
 @prompt("{{! a comment }}{{{raw}}} {{&amp}}")
 signature raw_tags(raw :string, amp :string) -> :string
+
+@prompt("""
+Items:
+{{#items}}{{name}} # expect: invalid-prompt-template
+""")
+signature unclosed_late(items [{name :string}]) -> :string
+
+@prompt("Say \"hi\" to {{nme}}, caf\u00e9 \ud83d\ude00") # expect: unknown-prompt-variable # help: did you mean `name`?
+signature escaped(name :string) -> :string

@@ -6,8 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sigspec.diagnostics.model import Diagnostic
+from sigspec.diagnostics.model import Diagnostic, Fix
 from sigspec.diagnostics.render.common import region
+from sigspec.diagnostics.source import SourceFile
 
 
 def as_dict(d: Diagnostic) -> dict[str, Any]:
@@ -22,6 +23,7 @@ def as_dict(d: Diagnostic) -> dict[str, Any]:
         "code": d.code,
         "message": d.message,
         "hints": list(d.hints),
+        "fixes": [_fix(d.source, fix) for fix in d.fixes] if d.source else [],
         "labels": [
             {
                 "path": lb.source.path,
@@ -31,6 +33,18 @@ def as_dict(d: Diagnostic) -> dict[str, Any]:
             }
             for lb in d.labels
         ],
+    }
+
+
+def _fix(source: SourceFile, fix: Fix) -> dict[str, Any]:
+    """A replacement a hint names: the text the range (1-based, end exclusive) would hold."""
+    start, end = source.position(fix.span.start), source.position(fix.span.end)
+    return {
+        "line": start.line,
+        "column": start.column,
+        "end_line": end.line,
+        "end_column": end.column,
+        "text": fix.text,
     }
 
 
