@@ -31,12 +31,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import (
-    AsyncIterable,
     AsyncIterator,
     Callable,
-    Iterable,
     Iterator,
-    Mapping,
 )
 from operator import attrgetter
 from typing import Any
@@ -48,6 +45,7 @@ from .client import (
     anthropic_payload,
     as_array,
     as_object,
+    as_response,
     gemini_payload,
     ollama_payload,
     openai_payload,
@@ -56,11 +54,10 @@ from .client import (
     read_ollama,
     read_openai,
 )
+from .stream import AsyncStreamLlm, StreamLlm
 
-# The streaming callbacks (the stream driver's contract): a request in, the reply's chunks
-# out, each a dict of `content`, `arguments`, `tool`, `refusal`, `reasoning`, `tokens` pieces.
-StreamLlm = Callable[[Request], Iterable[Any]]
-AsyncStreamLlm = Callable[[Request], AsyncIterable[Any]]
+# A streamed reply's piece, as the stream driver takes it: a dict of `content`, `arguments`,
+# `tool`, `refusal`, `reasoning`, `tokens` pieces.
 Chunk = dict[str, Any]
 
 
@@ -207,15 +204,6 @@ async def _aclose(stream: Any) -> None:
             await done
 
 
-def _fields(event: Any) -> dict[str, Any]:
-    """An SDK event as JSON: the event object (a pydantic model) dumped by alias, or the
-    event as it is (a dict from a proxy or a test double)."""
-    dump = getattr(event, "model_dump", None)
-    if callable(dump) and not isinstance(event, Mapping):
-        event = dump(by_alias=True)
-    return as_object(event)
-
-
 def _chunk(**pieces: Any) -> list[Chunk]:
     """The chunk of an event's pieces that say something (none when none does)."""
     chunk = {key: value for key, value in pieces.items() if value}
@@ -231,7 +219,7 @@ class _OpenAIEvents:
         self.answered = False  # content or a tool call came: no content-filter refusal
 
     def __call__(self, event: Any) -> list[Chunk]:
-        fields = _fields(event)
+        fields = as_response(event)
         choices = as_array(fields.get("choices"))
         choice = as_object(choices[0] if choices else None)
         delta = as_object(choice.get("delta"))
@@ -280,7 +268,7 @@ class _AnthropicEvents:
         self.texts: list[str] = []
 
     def __call__(self, event: Any) -> list[Chunk]:
-        fields = _fields(event)
+        fields = as_response(event)
         kind = fields.get("type")
         if kind == "message_start":
             message = as_object(fields.get("message"))

@@ -1032,7 +1032,7 @@ def _text(content: Any) -> Any:
     return "".join(p for p in parts if isinstance(p, str))
 
 
-def _response(raw: Any) -> dict[str, Any]:
+def as_response(raw: Any) -> dict[str, Any]:
     """A response as the readers take it: the body as JSON, a dump of an SDK's response
     object, or the object itself (a pydantic model: OpenAI's, Anthropic's, google-genai's and
     ollama's are), dumped here by alias."""
@@ -1090,7 +1090,7 @@ def read_openai(response: Any) -> dict[str, Any]:
     (a `ChatCompletion`, its `model_dump()`, or the body as JSON). `refusal` is the model's refusal
     (`message.refusal`, or a reply stopped by the content filter); `reasoning` the thoughts
     some compatible servers return apart (`reasoning_content`, `reasoning`)."""
-    response = _response(response)
+    response = as_response(response)
     choices = as_array(response.get("choices"))
     choice = as_object(choices[0] if choices else None)
     message = as_object(choice.get("message"))
@@ -1117,7 +1117,7 @@ def read_anthropic(response: Any) -> dict[str, Any]:
     """{content, tool_calls, tokens, refusal, reasoning} from a Messages API response
     (a `Message`, its `model_dump()`, or the body as JSON): text blocks joined, `tool_use` blocks as
     calls, `thinking` blocks as reasoning, `stop_reason: "refusal"` as a refusal."""
-    response = _response(response)
+    response = as_response(response)
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -1157,7 +1157,7 @@ def read_gemini(response: Any) -> dict[str, Any]:
     the body as JSON, or google-genai's `GenerateContentResponse`, as it is or dumped by
     alias (camelCase) or not (snake_case). Thought parts (`thought: true`) are the reasoning, not
     the content; a blocked prompt or a candidate stopped for safety is a refusal."""
-    response = _response(response)
+    response = as_response(response)
     candidates = as_array(response.get("candidates"))
     candidate = as_object(candidates[0] if candidates else None)
     parts = list(
@@ -1210,7 +1210,7 @@ def read_ollama(response: Any) -> dict[str, Any]:
     """{content, tool_calls, tokens, refusal, reasoning} from an Ollama /api/chat response
     (a `ChatResponse`, its `model_dump()`, or the body as JSON); `message.thinking` is the
     reasoning."""
-    response = _response(response)
+    response = as_response(response)
     message = as_object(response.get("message"))
     tokens = {
         "input": response.get("prompt_eval_count"),
@@ -1244,6 +1244,7 @@ __all__ = [
     "anthropic_payload",
     "arun_json",
     "arun_text",
+    "as_response",
     "awaitable",
     "build_request",
     "chain",
