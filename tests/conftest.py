@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from lsp_editor import editor, sigspec_lsp  # noqa: F401  (the language server's fixtures)
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 # The interpreters a generated package runs on, each a venv's python holding pydantic alone,

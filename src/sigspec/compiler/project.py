@@ -41,6 +41,8 @@ class LoadResult:
     diagnostics: tuple[Diagnostic, ...]
     sources: tuple[SourceFile, ...]
     suppressions: tuple[Suppression, ...] = ()
+    # Every file that parsed, with its AST and what it sees: what the editor navigates.
+    files: tuple[ParsedFile, ...] = ()
 
     @property
     def has_errors(self) -> bool:
@@ -354,4 +356,4 @@ def load(
         found,
         phases=LOAD_PHASES,
     )
-    return LoadResult(project, sort_diagnostics(kept), sources, tuple(found))
+    return LoadResult(project, sort_diagnostics(kept), sources, tuple(found), tuple(files))

@@ -65,6 +65,15 @@ def project_root(path: Path, workspace: Path | None) -> Path:
     return path.parent
 
 
+def project_sources(path: Path, root: Path) -> tuple[Path, ...]:
+    """The files and folders that make up the project of the file at `path` under `root`:
+    the configuration's `sources` when it names them, else the root folder."""
+    config = _config(path)
+    if config is not None and config.sources:
+        return config.sources
+    return (root,)
+
+
 def lint_document(snapshot: Snapshot) -> Checked:
     """The document's findings from checking it and its imports, buffers over the disk."""
     root = project_root(snapshot.path, snapshot.workspace)
