@@ -8,6 +8,12 @@ with any of `content`, `arguments`, `tool`, `refusal`, `reasoning` (pieces of te
 feed each turn's answer to a fresh `PartialReader`, yield the partial value whenever it
 changes, and send the turn's chunks joined into the plain callback's reply dict to the
 one call loop (`json_turns`), so a streamed call's `Step` is the plain call's.
+
+A turn is bounded by the call's `Limits`: each of its texts (content, arguments, refusal,
+reasoning) holds at most `reply_chars` characters. Past that the drivers stop reading, close
+the callback's iterator, and send the loop the text cut to one character past the limit,
+as the answer: the loop rejects it as it rejects an over-long plain reply, a failed turn
+(a refusal stays a refusal). The reader nests at most `depth` levels.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from collections.abc import (
 from typing import Any, Generic, TypeVar
 
 from .client import (
+    RESPOND_TOOL,
     CallbackError,
     Request,
     Spec,
@@ -40,7 +47,7 @@ from .client import (
     generated,
     json_call,
 )
-from .common import LIMITS, shown
+from .common import LIMITS, Limits, shown
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -367,44 +374,60 @@ def _decoded(raw: str) -> str:
 
 
 class _Chunks:
-    """A turn's chunks as they arrive; `reply()` is the plain callback's reply dict."""
+    """A turn's chunks as they arrive; `reply()` is the plain callback's reply dict. Each
+    text keeps at most `limit + 1` characters: `over` names the first to pass `limit`."""
 
-    __slots__ = ("notes", "texts", "tokens", "tool")
+    __slots__ = ("limit", "notes", "over", "sizes", "texts", "tokens", "tool")
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int) -> None:
         self.texts: dict[str, list[str]] = {
             "content": [],
             "arguments": [],
             "refusal": [],
             "reasoning": [],
         }
+        self.sizes = dict.fromkeys(self.texts, 0)
+        self.limit = limit
+        self.over: str | None = None
         self.tool: str | None = None
         self.tokens: dict[str, Any] = {}
         self.notes: list[str] = []
 
     def add(self, chunk: Any) -> tuple[str, str]:
-        """Takes one chunk; its (content, arguments) pieces, for the reader."""
+        """Takes one chunk; its (content, arguments) pieces, for the reader (none once a
+        text is past the limit)."""
         if isinstance(chunk, str):
-            self.texts["content"].append(chunk)
-            return chunk, ""
+            self._keep("content", chunk)
+            return ("", "") if self.over else (chunk, "")
         if not isinstance(chunk, dict):
             raise CallbackError(
                 f"a streaming llm callback yielded {type(chunk).__name__},"
                 " not str or dict"
             )
         fields = as_object(chunk)
-        for key, pieces in self.texts.items():
+        for key in self.texts:
             piece = fields.get(key)
             if piece is not None and not isinstance(piece, str):
                 raise CallbackError(f"a chunk's `{key}` must be a string")
             if piece:
-                pieces.append(piece)
+                self._keep(key, piece)
         tool, notes = fields.get("tool"), fields.get("notes")
         if isinstance(tool, str) and tool:
             self.tool = tool
         self.tokens.update(as_object(fields.get("tokens")))
         self.notes += [str(n) for n in as_array(notes)]
+        if self.over:
+            return "", ""
         return fields.get("content") or "", fields.get("arguments") or ""
+
+    def _keep(self, key: str, piece: str) -> None:
+        room = self.limit + 1 - self.sizes[key]
+        if len(piece) >= room:  # past the limit: kept to one character past it
+            piece = piece[:room]
+            self.over = self.over or key
+        if piece:
+            self.texts[key].append(piece)
+            self.sizes[key] += len(piece)
 
     def reply(self) -> dict[str, Any]:
         def joined(key: str) -> str | None:
@@ -414,7 +437,7 @@ class _Chunks:
         arguments = joined("arguments")
         calls: list[dict[str, Any]] = []
         if arguments is not None:
-            name = self.tool or "respond"
+            name = self.tool or RESPOND_TOOL
             calls.append({"id": None, "name": name, "arguments": arguments})
         return {
             "content": joined("content"),
@@ -426,14 +449,35 @@ class _Chunks:
         }
 
 
+def _over_limit(reply: dict[str, Any], over: str, tool: bool) -> dict[str, Any]:
+    """The reply of a turn stopped at the limit, `over` the text that passed it: that text
+    as the answer the loop reads (content, or the forced tool's arguments), so the loop
+    rejects it as an over-long reply; a refusal is left as it is, a refusal."""
+    calls = reply["tool_calls"]
+    answers = bool(tool and calls and calls[0]["name"] == RESPOND_TOOL)
+    answer = "arguments" if answers else "content"
+    if over in ("refusal", answer):
+        return reply
+    text = calls[0]["arguments"] if over == "arguments" else reply[over]
+    if over == "arguments":
+        reply["tool_calls"] = []
+    else:
+        reply[over] = None
+    if answer == "arguments":
+        calls[0]["arguments"] = text
+    else:
+        reply["content"] = text
+    return reply
+
+
 class _Turn:
     """One turn being read: its chunks, its reader, and the last partial shown."""
 
     __slots__ = ("chunks", "memo", "reader", "shown", "view")
 
     def __init__(self, view: _View) -> None:
-        self.chunks = _Chunks()
-        self.reader = PartialReader(view.strings)
+        self.chunks = _Chunks(view.limits.reply_chars)
+        self.reader = PartialReader(view.strings, view.limits.depth)
         self.shown: Any = None
         self.memo: dict[Any, Any] = {}
         self.view = view
@@ -450,20 +494,38 @@ class _Turn:
         self.shown = found
         return True
 
+    @property
+    def over(self) -> bool:
+        """Whether a text passed the reply-size limit: the turn is read no further."""
+        return self.chunks.over is not None
+
+    def reply(self) -> dict[str, Any]:
+        """The reply dict the loop is sent for this turn."""
+        reply = self.chunks.reply()
+        over = self.chunks.over
+        return reply if over is None else _over_limit(reply, over, self.view.tool)
+
 
 class _View:
     """How a call's partials are read: from the text or the tool's arguments, strings
-    complete or growing, checked by the signature's generated `partial_NAME`."""
+    complete or growing, checked by the signature's generated `partial_NAME`, within the
+    call's limits (a turn's size, the reader's depth)."""
 
-    __slots__ = ("check", "keys", "strings", "tool")
+    __slots__ = ("check", "keys", "limits", "strings", "tool")
 
     def __init__(
-        self, check: Callable[..., Any], tool: bool, strings: str, keys: set[str]
+        self,
+        check: Callable[..., Any],
+        tool: bool,
+        strings: str,
+        keys: set[str],
+        limits: Limits | None = None,
     ) -> None:
         self.check = check
         self.tool = tool
         self.strings = strings
         self.keys = keys  # the keys a provider wraps an output that is no map under
+        self.limits = limits or LIMITS
 
     def partial(self, reader: PartialReader, memo: dict[Any, Any]) -> Any:
         value = reader.value
@@ -524,11 +586,15 @@ class Stream(Generic[P, T]):
                 if isinstance(chunks, str | dict) or not _iterable(chunks):
                     raise CallbackError(_not_chunks(chunks, forms[0]))
                 turn = _Turn(view)
-                for chunk in chunks:
+                iterator = iter(chunks)
+                for chunk in iterator:
                     if turn.take(chunk):
                         yield turn.shown
+                    if turn.over:
+                        _stop(iterator, chunks)
+                        break
                 try:
-                    request = turns.send(turn.chunks.reply())
+                    request = turns.send(turn.reply())
                 except StopIteration as done:
                     self.step = done.value
                     return
@@ -585,16 +651,39 @@ class AsyncStream(Generic[P, T]):
                 if not _async_iterable(chunks):
                     raise CallbackError(_sync_given(chunks, forms))
                 turn = _Turn(view)
-                async for chunk in chunks:
+                iterator = aiter(chunks)
+                async for chunk in iterator:
                     if turn.take(chunk):
                         yield turn.shown
+                    if turn.over:
+                        await _astop(iterator, chunks)
+                        break
                 try:
-                    request = turns.send(turn.chunks.reply())
+                    request = turns.send(turn.reply())
                 except StopIteration as done:
                     self.step = done.value
                     return
         finally:
             turns.close()
+
+
+def _stop(iterator: Iterator[Any], chunks: Iterable[Any]) -> None:
+    """Closes a turn's chunks read no further (a generator's `finally` runs, an SDK's
+    stream releases its response): the iterator, and the iterable when it is another."""
+    for source in (iterator, chunks) if chunks is not iterator else (iterator,):
+        close = getattr(source, "close", None)
+        if callable(close):
+            close()
+
+
+async def _astop(iterator: AsyncIterator[Any], chunks: AsyncIterable[Any]) -> None:
+    """`_stop`, async: `aclose()`, or a `close()` awaited when it returns an awaitable."""
+    for source in (iterator, chunks) if chunks is not iterator else (iterator,):
+        close = getattr(source, "aclose", None) or getattr(source, "close", None)
+        if callable(close):
+            done: Any = close()
+            if awaitable(done):
+                await done
 
 
 @types.coroutine
@@ -671,13 +760,16 @@ def stream_json(
     strings: str = "complete",
     keys: Iterable[str] = (),
     forms: tuple[str, str] = ("stream_json", "astream_json"),
+    limits: Limits | None = None,
 ) -> Stream[Any, T]:
     """Drives `turns` (`json_turns`) with a streaming callback: a `Stream` of partials.
     Each turn's text (the forced tool's arguments, when `tool`) goes to a fresh
     `PartialReader`; `check(value, growing, memo)` (a generated `partial_NAME`) makes the
     partial shown of its value, or the reader's value is shown as it is. `keys` are the
-    keys a provider wraps an output that is no map under (unwrapped before `check`)."""
-    return Stream(turns, llm, forms, _View(check or _as_read, tool, strings, set(keys)))
+    keys a provider wraps an output that is no map under (unwrapped before `check`).
+    `limits` (give `json_turns` the same) bound each turn's texts and the reader's depth."""
+    view = _View(check or _as_read, tool, strings, set(keys), limits)
+    return Stream(turns, llm, forms, view)
 
 
 def astream_json(
@@ -689,9 +781,10 @@ def astream_json(
     strings: str = "complete",
     keys: Iterable[str] = (),
     forms: tuple[str, str] = ("stream_json", "astream_json"),
+    limits: Limits | None = None,
 ) -> AsyncStream[Any, T]:
     """`stream_json` with an async streaming callback: an `AsyncStream`."""
-    view = _View(check or _as_read, tool, strings, set(keys))
+    view = _View(check or _as_read, tool, strings, set(keys), limits)
     return AsyncStream(turns, llm, forms, view)
 
 
@@ -737,13 +830,14 @@ def _streamed(
     spec: Spec, values: dict[str, Any], strings: str, options: dict[str, Any]
 ) -> tuple[Turns[Any], _View]:
     """The turns `call_json` runs (the arguments checked first), and how its partials are
-    read: the generated `partial_NAME` checks them."""
+    read: the generated `partial_NAME` checks them, within the call's `limits`."""
     _check_strings(strings)  # before any request
     turns = json_call(spec, values, **options)
     check = getattr(generated(spec, ""), f"partial_{spec.key}")
     structured = options.get("structured", "prompt")
     keys = answer_keys(spec, structured)
-    return turns, _View(check, structured == "tool", strings, keys)
+    view = _View(check, structured == "tool", strings, keys, options.get("limits"))
+    return turns, view
 
 
 __all__ = [
