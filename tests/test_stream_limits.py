@@ -368,3 +368,17 @@ def test_a_stream_object_and_its_iterator_are_both_closed(
 
     _failed(pkg, lambda: asyncio.run(go()))
     assert closed == ["iterator", "stream", "aiterator", "astream"]
+
+
+def test_the_reader_stops_past_its_depth(pkg: dict[str, ModuleType]) -> None:
+    reader_of = pkg["_stream"].PartialReader
+    nested = '{"a": 1, "b": [[2]], "c": {"x": [1]}, "d": 4}'
+    for depth, value, failed in (
+        (None, {"a": 1, "b": [[2]], "c": {"x": [1]}, "d": 4}, False),
+        (3, {"a": 1, "b": [[2]], "c": {"x": [1]}, "d": 4}, False),
+        (2, {"a": 1, "b": []}, True),  # `b`'s item opens a third level: it stops there
+    ):
+        reader = reader_of(depth=depth)
+        for i in range(0, len(nested), 3):
+            reader.feed(nested[i : i + 3])
+        assert (reader.value, reader.failed) == (value, failed)

@@ -2,15 +2,21 @@
  * Streaming partial objects (runtime/stream.py is the same in Python): `PartialReader` reads a
  * reply as it arrives, and `streamJson` runs a json signature's turns over a streaming
  * callback, yielding partial answers, with the turns, retries, usage and errors of the plain
- * call (`runJson`; both drive `jsonTurns`).
+ * call (`runJson`; both drive `jsonTurns`). A turn is bounded by the call's `limits`: each of
+ * its texts (content, arguments, refusal, reasoning) holds at most `replyChars` code points;
+ * past that the turn is read no further (its iterator returned) and the text, cut to one code
+ * point past the limit, is the answer the loop rejects as an over-long reply (a refusal stays a
+ * refusal). The reader nests at most `depth` levels.
  */
 
 import {
   CallbackError,
   INVALID,
+  LIMITS,
   RESPOND_TOOL,
   checkReplyValue,
   jsonTurns,
+  limitsOf,
   readReply,
   toolParameters,
   type Descriptor,
@@ -54,6 +60,9 @@ export interface ReaderOptions {
    * a member's string shows as it grows. */
   strings?: "complete" | "growing" | undefined;
   shape?: Shape | undefined;
+  /** How many levels lists and maps may nest (the call's `limits.depth`): a value opening
+   * one more stops the reader, the partial staying as it was. */
+  depth?: number | undefined;
 }
 
 // What the reader expects next.
@@ -140,6 +149,7 @@ export class PartialReader {
   private key = "";
   private name: string | null = null;
   private depth = 0; // inside a nested value
+  private readonly maxDepth: number; // levels at most, the top-level value's the first
   private inString = false;
   private escaped = false;
   private grown: string | null = null; // the growing string, decoded so far
@@ -153,6 +163,21 @@ export class PartialReader {
   constructor(options: ReaderOptions = {}) {
     this.growing = options.strings === "growing";
     this.shape = options.shape ?? ANY_SHAPE;
+    this.maxDepth = options.depth ?? LIMITS.depth;
+  }
+
+  /** Whether a container opening `inside` levels into the current member or item would nest
+   * past the depth limit (the top-level value is level 1, a member list's items level 3). */
+  private tooDeep(inside: number): boolean {
+    return (this.where === IN_MEMBER_LIST ? 2 : 1) + inside > this.maxDepth;
+  }
+
+  /** Nesting past the limit: the reader stops, nothing more captured. */
+  private stop(next: number): number {
+    this.mode = BROKEN;
+    this.start = -1;
+    this.captured = "";
+    return next;
   }
 
   /** Whether the top-level value has ended (the rest of the reply is ignored). */
@@ -254,6 +279,7 @@ export class PartialReader {
     }
     if (c === 0x2c && this.where !== IN_OBJECT) return i + 1; // [1,,2] or [1,]
     if (c === 0x5b && this.where === IN_OBJECT) {
+      if (this.tooDeep(1)) return this.stop(i + 1);
       this.where = IN_MEMBER_LIST;
       this.items = [];
       this.shown = null;
@@ -276,6 +302,7 @@ export class PartialReader {
       this.high = "";
       this.hex = -1;
     } else if (c === 0x7b || c === 0x5b) {
+      if (this.tooDeep(1)) return this.stop(i + 1);
       this.mode = NESTED;
       this.depth = 1;
       this.inString = false;
@@ -355,8 +382,10 @@ export class PartialReader {
         else if (c === BACKSLASH) this.escaped = true;
         else if (c === QUOTE) this.inString = false;
       } else if (c === QUOTE) this.inString = true;
-      else if (c === 0x7b || c === 0x5b) this.depth += 1;
-      else if (c === 0x7d || c === 0x5d) {
+      else if (c === 0x7b || c === 0x5b) {
+        this.depth += 1;
+        if (this.tooDeep(this.depth)) return this.stop(j + 1);
+      } else if (c === 0x7d || c === 0x5d) {
         this.depth -= 1;
         if (this.depth === 0) {
           this.complete(text, j + 1);
@@ -537,20 +566,21 @@ function partials(
 ): [ReaderOptions, (reader: PartialReader) => unknown] | null {
   const d = resolved(output, types);
   const strings = options.strings;
+  const depth = limitsOf(options.limits).depth;
   if (d[0] === "map" && wrapper === null)
     return [
-      { strings, shape: mapShape(d, types, options.limits) },
+      { strings, depth, shape: mapShape(d, types, options.limits) },
       (r) => r.snapshot(),
     ];
   if (d[0] !== "list" || (wrapper !== null && wrapper !== "items")) return null;
   const shape = listShape(d[1] as Descriptor, types, options.limits, wrapper);
   if (wrapper === null)
     return [
-      { shape },
+      { shape, depth },
       (r) => (Array.isArray(r.value) ? r.snapshot() : undefined),
     ];
   return [
-    { shape },
+    { shape, depth },
     (r) => {
       const v = r.snapshot();
       return v && !Array.isArray(v) ? v[wrapper] : undefined;
@@ -592,23 +622,51 @@ export interface Streaming<P, T> extends AsyncIterable<P> {
 }
 
 const PIECES = ["content", "arguments", "refusal", "reasoning"] as const;
+type Piece = (typeof PIECES)[number];
 
-/** The chunks of one turn, joined into the reply a plain callback returns. */
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/** Where `text`'s first `count` code points from `from` end (a UTF-16 index), or -1 when it
+ * has fewer; a lone surrogate is one code point, as the reply parser counts. */
+function pointsEnd(text: string, count: number, from: number): number {
+  let i = from;
+  for (let n = 0; n < count; n++) {
+    if (i >= text.length) return -1;
+    i += isHigh(text.charCodeAt(i)) && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  }
+  return i;
+}
+
+/** The chunks of one turn, joined into the reply a plain callback returns. Each text keeps
+ * at most `limit + 1` code points: `over` names the first to pass `limit`. */
 class Joined {
-  readonly texts: Record<(typeof PIECES)[number], string[] | null> = {
+  readonly texts: Record<Piece, string[] | null> = {
     content: null,
     arguments: null,
     refusal: null,
     reasoning: null,
   };
+  private readonly sizes: Record<Piece, number> = {
+    content: 0,
+    arguments: 0,
+    refusal: 0,
+    reasoning: 0,
+  };
+  over: Piece | null = null;
   tool: string | null = null;
   tokens: Record<string, number> = {};
   notes: string[] = [];
 
-  /** Adds a chunk; returns its piece of the answer text (content, or the tool's arguments). */
+  constructor(private readonly limit: number) {}
+
+  /** Adds a chunk; returns its piece of the answer text (content, or the tool's arguments),
+   * none once a text is past the limit. */
   add(chunk: unknown, structured: string): string {
-    if (typeof chunk === "string")
-      return this.piece("content", chunk, structured);
+    if (typeof chunk === "string") {
+      const answer = this.piece("content", chunk, structured);
+      return this.over === null ? answer : "";
+    }
     if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk))
       throw new CallbackError("a stream chunk must be a string or an object");
     const c = chunk as Record<string, unknown>;
@@ -630,35 +688,68 @@ class Joined {
         throw new CallbackError(`a stream chunk's \`${key}\` must be a string`);
       answer += this.piece(key, piece, structured);
     }
-    return answer;
+    return this.over === null ? answer : "";
   }
 
-  private piece(
-    key: (typeof PIECES)[number],
-    text: string,
-    structured: string,
-  ): string {
-    (this.texts[key] ??= []).push(text);
+  private piece(key: Piece, text: string, structured: string): string {
+    if (text === "") return "";
+    const kept = (this.texts[key] ??= []);
+    // The low half of a pair whose high half ended the last piece adds no code point.
+    const last = kept.at(-1) ?? "";
+    const joins =
+      isHigh(last.charCodeAt(last.length - 1)) && isLow(text.charCodeAt(0));
+    const room = this.limit + 1 - this.sizes[key];
+    const end = pointsEnd(text, room, joins ? 1 : 0);
+    const taken = end < 0 ? text : text.slice(0, end);
+    if (end >= 0) this.over ??= key; // past the limit: kept to one code point past it
+    kept.push(taken);
+    this.sizes[key] =
+      end >= 0 ? this.limit + 1 : this.sizes[key] + pointsIn(text, joins);
     const answers = structured === "tool" ? "arguments" : "content";
-    return key === answers ? text : "";
+    return key === answers ? taken : "";
   }
 
-  reply(): Reply {
-    const joined = (key: (typeof PIECES)[number]): string | null =>
+  reply(structured: string): Reply {
+    const joined = (key: Piece): string | null =>
       this.texts[key]?.join("") ?? null;
-    const args = joined("arguments");
-    return readReply({
+    const texts: Record<Piece, string | null> = {
       content: joined("content"),
-      tool_calls:
-        args === null
-          ? []
-          : [{ id: null, name: this.tool ?? RESPOND_TOOL, arguments: args }],
+      arguments: joined("arguments"),
       refusal: joined("refusal"),
       reasoning: joined("reasoning"),
+    };
+    const name = this.tool ?? RESPOND_TOOL;
+    const over = this.over;
+    if (over !== null && over !== "refusal") {
+      // The text past the limit is the answer the loop reads, which it rejects as too long.
+      const answer =
+        structured === "tool" &&
+        texts.arguments !== null &&
+        name === RESPOND_TOOL
+          ? "arguments"
+          : "content";
+      const text = texts[over];
+      texts[over] = null;
+      texts[answer] = text;
+    }
+    const args = texts.arguments;
+    return readReply({
+      content: texts.content,
+      tool_calls: args === null ? [] : [{ id: null, name, arguments: args }],
+      refusal: texts.refusal,
+      reasoning: texts.reasoning,
       tokens: this.tokens,
       notes: this.notes,
     });
   }
+}
+
+/** Code points in a piece, less one when its first unit completes the last piece's pair. */
+function pointsIn(text: string, joins: boolean): number {
+  let n = 0;
+  for (let i = joins ? 1 : 0; i < text.length; n++)
+    i += isHigh(text.charCodeAt(i)) && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  return n;
 }
 
 async function* chunksOf(
@@ -691,20 +782,22 @@ export function streamJson<T>(
     const wrapper =
       structured === "tool" ? toolParameters(spec.schema())[1] : null;
     const view = partials(output, types, options, wrapper);
+    const limit = limitsOf(options.limits).replyChars;
     const turns = jsonTurns(spec, values, parse, options);
     let next = turns.next();
     while (!next.done) {
       turn += 1;
       const reader = view ? new PartialReader(view[0]) : null;
-      const joined = new Joined();
+      const joined = new Joined(limit);
       for await (const chunk of chunksOf(llm(next.value))) {
         const text = joined.add(chunk, structured);
         if (reader !== null && view !== null && text && reader.feed(text)) {
           const partial = view[1](reader);
           if (partial !== undefined) yield partial;
         }
+        if (joined.over !== null) break; // the chunks' iterator is returned (closed)
       }
-      next = turns.next(joined.reply());
+      next = turns.next(joined.reply(structured));
     }
     return next.value;
   };
