@@ -335,6 +335,9 @@ def test_manifest_is_complete() -> None:
     properties = contributes["configuration"]["properties"]
     assert properties["sigspec.server.command"]["default"] == ["sigspec", "lsp"]
     assert properties["sigspec.trace.server"]["enum"] == ["off", "messages", "verbose"]
+    # A folder's own settings could name any program: not before the user trusts it.
+    restricted = found["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]  # type: ignore[index]
+    assert sorted(restricted) == ["sigspec.server.command", "sigspec.server.env"]
     assert found["license"] == "MIT"
     assert "repository" not in found  # none public yet: vsce runs with --allow-missing-repository
 
