@@ -1,6 +1,7 @@
 // The VS Code extension: starts `sigspec lsp` over stdio as the language server of `.sig`
 // files, restarts it when its settings change or on the "Restart language server" command,
-// and tells the user what to do when its command is not found.
+// and tells the user what to do when its command is not found. Starts and stops run one at a
+// time, in order: a settings change while the server starts waits for that start.
 import { accessSync, constants } from "node:fs";
 import { homedir } from "node:os";
 import * as vscode from "vscode";
@@ -21,6 +22,8 @@ const OPEN_SETTINGS = "Open Settings";
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
+let watcher: vscode.FileSystemWatcher | undefined;
+let queue: Promise<void> = Promise.resolve();
 
 function isExecutable(path: string): boolean {
   try {
@@ -39,14 +42,18 @@ function workspaceFolder(): string | undefined {
   return folder?.uri.scheme === "file" ? folder.uri.fsPath : undefined;
 }
 
-async function complain(message: string): Promise<void> {
-  const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS);
-  if (choice === OPEN_SETTINGS) {
-    await vscode.commands.executeCommand(
-      "workbench.action.openSettings",
-      "sigspec.server",
+/** Shows an error offering the settings; not awaited, as the user may never answer. */
+function complain(message: string): void {
+  void vscode.window
+    .showErrorMessage(message, OPEN_SETTINGS)
+    .then((choice) =>
+      choice === OPEN_SETTINGS
+        ? vscode.commands.executeCommand(
+            "workbench.action.openSettings",
+            "sigspec.server",
+          )
+        : undefined,
     );
-  }
 }
 
 async function start(): Promise<void> {
@@ -57,7 +64,7 @@ async function start(): Promise<void> {
     home: homedir(),
   });
   if (!resolved.ok) {
-    await complain(`sigspec: ${resolved.error}`);
+    complain(`sigspec: ${resolved.error}`);
     return;
   }
   const env = serverEnvironment(process.env, settings.get("server.env"));
@@ -67,7 +74,7 @@ async function start(): Promise<void> {
     cwd,
   });
   if (program === undefined) {
-    await complain(
+    complain(
       `sigspec: the language server command \`${command}\` was not found. ${INSTALL_HINT}`,
     );
     return;
@@ -84,7 +91,8 @@ async function start(): Promise<void> {
       { scheme: "untitled", language: "sigspec" },
     ],
     synchronize: {
-      fileEvents: vscode.workspace.createFileSystemWatcher("**/*.sig"),
+      fileEvents: (watcher ??=
+        vscode.workspace.createFileSystemWatcher("**/*.sig")),
     },
     outputChannel: output,
   };
@@ -100,7 +108,7 @@ async function start(): Promise<void> {
   } catch (error) {
     client = undefined;
     const reason = error instanceof Error ? error.message : String(error);
-    await complain(
+    complain(
       `sigspec: the language server (\`${[program, ...args].join(" ")}\`) did not start: ${reason}. ${INSTALL_HINT}`,
     );
   }
@@ -114,9 +122,17 @@ async function stop(): Promise<void> {
   }
 }
 
-async function restart(): Promise<void> {
-  await stop();
-  await start();
+/** Runs `step` after the starts and stops asked for before it. */
+function enqueue(step: () => Promise<void>): Promise<void> {
+  queue = queue.then(step, step);
+  return queue;
+}
+
+function restart(): Promise<void> {
+  return enqueue(async () => {
+    await stop();
+    await start();
+  });
 }
 
 export async function activate(
@@ -129,13 +145,14 @@ export async function activate(
         void restart();
       }
     }),
-    { dispose: () => void stop() },
   );
-  await start();
+  await enqueue(start);
 }
 
 export async function deactivate(): Promise<void> {
-  await stop();
+  await enqueue(stop);
+  watcher?.dispose();
+  watcher = undefined;
   output?.dispose();
   output = undefined;
 }
