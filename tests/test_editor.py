@@ -196,6 +196,7 @@ signature s(x 1 | 2, email :string @format(email), n :int @clamp(0, 1)) -> {
 @prompt(\"\"\"two
 {{x}} lines\"\"\") @output("text") @deprecated("old")
 signature t(y [Level]?) -> {...}
+type Keywords = {import :string, tool :string, signature :string, pipeline :string}
 """
 
 
@@ -225,7 +226,7 @@ def test_literal_types_are_constants(tricky: list[Token]) -> None:
     assert scopes(tricky, 4, "level") == ["variable.other.property.sigspec"]
     assert scopes(tricky, 4, "2") == ["constant.numeric.sigspec"]
     nowhere = [(line, text) for line, text, names in tricky if "entity.name.type.sigspec" in names]
-    assert nowhere == [(1, "Level"), (8, "Level")]
+    assert nowhere == [(1, "Level"), (8, "Level"), (9, "Keywords")]
 
 
 def test_attribute_names_are_what_they_name(tricky: list[Token]) -> None:
@@ -248,6 +249,11 @@ def test_attribute_names_are_what_they_name(tricky: list[Token]) -> None:
     ]
     assert scopes(tricky, 7, "@deprecated") == ["entity.name.function.decorator.sigspec"]
     assert scopes(tricky, 8, "signature") == ["storage.type.signature.sigspec"]
+
+
+def test_keywords_as_field_names(tricky: list[Token]) -> None:
+    for name in ("import", "tool", "signature", "pipeline"):
+        assert scopes(tricky, 9, name) == ["variable.other.property.sigspec"], name
 
 
 def test_suppression_lists_each_code(tricky: list[Token]) -> None:
