@@ -1,15 +1,19 @@
-"""The VS Code extension's TextMate grammar, run by vscode-textmate (what VS Code itself uses)."""
+"""The VS Code extension (editors/vscode): its TextMate grammar, run by vscode-textmate (what
+VS Code itself uses), its snippets (each lints clean as expanded), its manifest and packaging
+files. The extension's TypeScript has its own tests (`npm test` in editors/vscode, run by
+.ci/run): the settings' command, and `sigspec lsp` started and spoken to over stdio."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, run_cli
 
 EXTENSION = ROOT / "editors" / "vscode"
 NODE_TOOLS = ROOT / "tests" / "node"
@@ -181,3 +185,199 @@ def test_extension_manifest_points_at_the_grammar() -> None:
     tm = json.loads((EXTENSION / grammar["path"]).read_text(encoding="utf-8"))
     assert tm["scopeName"] == grammar["scopeName"]
     json.loads((EXTENSION / language["configuration"]).read_text(encoding="utf-8"))
+
+
+TRICKY = """\
+type Level = {level 1 | 2 | 3, ratio -2.5 | 0.5, tag "a" | "b", on true | false, none null}
+@output(json) @tools(search, fetch-all)
+signature s(x 1 | 2, email :string @format(email), n :int @clamp(0, 1)) -> {
+  level 1 | 2 # sigspec: ignore[unused-type, bad-code] reason
+}
+@prompt(\"\"\"two
+{{x}} lines\"\"\") @output("text") @deprecated("old")
+signature t(y [Level]?) -> {...}
+type Keywords = {import :string, tool :string, signature :string, pipeline :string}
+"""
+
+
+@pytest.fixture(scope="module")
+def tricky(tmp_path_factory: pytest.TempPathFactory) -> list[Token]:
+    path = tmp_path_factory.mktemp("editor") / "tricky.sig"
+    path.write_text(TRICKY, encoding="utf-8")
+    return tokenize(path)[path]
+
+
+def all_scopes(tokens: list[Token], line: int, text: str) -> list[list[str]]:
+    """The scopes of every token with exactly this text on this line."""
+    return [names[1:] for at, token, names in tokens if at == line and token == text]
+
+
+def test_literal_types_are_constants(tricky: list[Token]) -> None:
+    """A field whose type is a literal union: the name is a field, the literals constants."""
+    for name in ("level", "ratio", "tag", "on", "none"):
+        assert scopes(tricky, 1, name) == ["variable.other.property.sigspec"], name
+    for number in ("1", "2", "3", "-2.5", "0.5"):
+        assert scopes(tricky, 1, number) == ["constant.numeric.sigspec"], number
+    for word in ("true", "false", "null"):
+        assert scopes(tricky, 1, word) == ["constant.language.sigspec"], word
+    assert all_scopes(tricky, 1, "a") == [["string.quoted.double.sigspec"]]
+    assert scopes(tricky, 3, "x") == ["variable.other.property.sigspec"]
+    assert all_scopes(tricky, 3, "1") == [["constant.numeric.sigspec"]] * 2
+    assert scopes(tricky, 4, "level") == ["variable.other.property.sigspec"]
+    assert scopes(tricky, 4, "2") == ["constant.numeric.sigspec"]
+    nowhere = [(line, text) for line, text, names in tricky if "entity.name.type.sigspec" in names]
+    assert nowhere == [(1, "Level"), (8, "Level"), (9, "Keywords")]
+
+
+def test_attribute_names_are_what_they_name(tricky: list[Token]) -> None:
+    """`@tools(search)` names tools, `@output(json)` a mode, `@format(email)` a format."""
+    assert scopes(tricky, 2, "json") == ["support.constant.mode.sigspec"]
+    assert scopes(tricky, 2, "search") == ["entity.name.function.tool.sigspec"]
+    assert scopes(tricky, 2, "fetch-all") == ["entity.name.function.tool.sigspec"]
+    assert all_scopes(tricky, 2, "(") == [["punctuation.section.parens.sigspec"]] * 2
+    assert all_scopes(tricky, 3, "email") == [
+        ["variable.other.property.sigspec"],
+        ["support.constant.format.sigspec"],
+    ]
+    assert scopes(tricky, 3, "@clamp") == ["entity.name.function.decorator.sigspec"]
+    assert all_scopes(tricky, 3, "0") == [["constant.numeric.sigspec"]]
+    # A quoted mode is a string; a multi-line argument ends at its parenthesis.
+    assert all_scopes(tricky, 7, "text") == [["string.quoted.double.sigspec"]]
+    assert scopes(tricky, 7, "{{x}}") == [
+        "string.quoted.triple.sigspec",
+        "variable.other.placeholder.sigspec",
+    ]
+    assert scopes(tricky, 7, "@deprecated") == ["entity.name.function.decorator.sigspec"]
+    assert scopes(tricky, 8, "signature") == ["storage.type.signature.sigspec"]
+
+
+def test_keywords_as_field_names(tricky: list[Token]) -> None:
+    for name in ("import", "tool", "signature", "pipeline"):
+        assert scopes(tricky, 9, name) == ["variable.other.property.sigspec"], name
+
+
+def test_suppression_lists_each_code(tricky: list[Token]) -> None:
+    code = ["comment.line.number-sign.sigspec", "constant.other.diagnostic-code.sigspec"]
+    assert scopes(tricky, 4, "unused-type") == code
+    assert scopes(tricky, 4, "bad-code") == code
+
+
+def test_tricky_tokens_are_classified_and_valid(tricky: list[Token]) -> None:
+    bare = [(line, text) for line, text, names in tricky if len(names) == 1 and text.strip()]
+    assert bare == []
+    assert [t for t in tricky if any("invalid" in n for n in t[2])] == []
+    from sigspec.diagnostics.source import SourceFile
+    from sigspec.syntax.parser import parse_module
+
+    module, diagnostics = parse_module(SourceFile("tricky.sig", TRICKY))
+    assert module is not None
+    assert [d for d in diagnostics if d.is_error] == []
+
+
+def test_no_invalid_scopes_in_examples(examples: dict[Path, list[Token]]) -> None:
+    for path, tokens in examples.items():
+        assert [t for t in tokens if any("invalid" in n for n in t[2])] == [], path
+
+
+SNIPPETS = EXTENSION / "snippets" / "sigspec.code-snippets"
+_PLACEHOLDER = re.compile(r"\$\{\d+:([^}]*)\}|\$\{\d+\|([^,|]*)[^}]*\}|\$\d+")
+
+
+def expand(body: list[str]) -> str:
+    """A snippet as inserted with every placeholder left at its default."""
+    return _PLACEHOLDER.sub(lambda m: m.group(1) or m.group(2) or "", "\n".join(body)) + "\n"
+
+
+def snippets() -> dict[str, dict[str, object]]:
+    loaded: dict[str, dict[str, object]] = json.loads(SNIPPETS.read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_expand() -> None:
+    assert expand(["a ${1:x} $2", "${3|one,two|}$0"]) == "a x \none\n"
+
+
+# What a snippet needs around it: a pipeline's steps, an import's file.
+CONTEXT = {
+    "pipeline": "signature first(text :string) -> {result :string}\n"
+    "signature second(result :string) -> {answer :string}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(snippets()))
+def test_snippet_lints_clean(name: str, tmp_path: Path) -> None:
+    body = snippets()[name]["body"]
+    assert isinstance(body, list)
+    text = CONTEXT.get(name, "") + expand(body)
+    (tmp_path / "common.sig").write_text("type Shared = :string\n", encoding="utf-8")
+    (tmp_path / "snippet.sig").write_text(text, encoding="utf-8")
+    result = run_cli("lint", "--format", "json", "snippet.sig", cwd=tmp_path)
+    assert (result.returncode, json.loads(result.stdout)) == (0, []), text + result.stderr
+
+
+def test_snippets_cover_the_declarations() -> None:
+    prefixes = {str(s["prefix"]) for s in snippets().values()}
+    assert prefixes == {"signature", "type", "tool", "pipeline", "import"}
+    for name, snippet in snippets().items():
+        assert snippet["description"], name
+        assert "$0" in "".join(snippet["body"]), name  # type: ignore[arg-type]
+
+
+def manifest() -> dict[str, object]:
+    loaded: dict[str, object] = json.loads((EXTENSION / "package.json").read_text("utf-8"))
+    return loaded
+
+
+def test_manifest_is_complete() -> None:
+    found = manifest()
+    assert found["main"] == "./dist/extension.js"
+    assert "activationEvents" not in found  # contributed languages and commands activate it
+    contributes = found["contributes"]
+    assert isinstance(contributes, dict)
+    [snippet] = contributes["snippets"]
+    assert (EXTENSION / snippet["path"]).resolve() == SNIPPETS
+    [command] = contributes["commands"]
+    assert command["command"] == "sigspec.restartServer"
+    properties = contributes["configuration"]["properties"]
+    assert properties["sigspec.server.command"]["default"] == ["sigspec", "lsp"]
+    assert properties["sigspec.trace.server"]["enum"] == ["off", "messages", "verbose"]
+    # A folder's own settings could name any program: not before the user trusts it.
+    restricted = found["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]  # type: ignore[index]
+    assert sorted(restricted) == ["sigspec.server.command", "sigspec.server.env"]
+    assert found["license"] == "MIT"
+    assert "repository" not in found  # none public yet: vsce runs with --allow-missing-repository
+
+
+def test_engine_matches_the_vscode_types() -> None:
+    """vsce refuses an `engines.vscode` older than `@types/vscode`; the client needs 1.91."""
+    found = manifest()
+    engine = found["engines"]["vscode"]  # type: ignore[index]
+    types = found["devDependencies"]["@types/vscode"]  # type: ignore[index]
+    assert engine == f"^{types}"
+    lock = json.loads((EXTENSION / "package-lock.json").read_text("utf-8"))
+    client = lock["packages"]["node_modules/vscode-languageclient"]
+    assert client["engines"]["vscode"] == engine
+
+
+def test_licence_is_the_projects() -> None:
+    assert (EXTENSION / "LICENSE").read_bytes() == (ROOT / "LICENSE").read_bytes()
+
+
+def test_vscodeignore_keeps_only_what_the_extension_needs() -> None:
+    """`.vscodeignore` keeps the files `test/vsix-files.txt` lists, which .ci/run compares
+    with the built .vsix (where vsce names README `readme.md` and LICENSE `LICENSE.txt`)."""
+    lines = (EXTENSION / ".vscodeignore").read_text("utf-8").splitlines()
+    assert [line for line in lines if line and not line.startswith(("#", "!"))] == ["**"]
+    kept = {line[1:] for line in lines if line.startswith("!")}
+    listed = (EXTENSION / "test" / "vsix-files.txt").read_text("utf-8").splitlines()
+    assert listed == sorted(listed)
+    renamed = {"readme.md": "README.md", "LICENSE.txt": "LICENSE"}
+    in_vsix = {
+        renamed.get(name.removeprefix("extension/"), name.removeprefix("extension/"))
+        for name in listed
+        if name.startswith("extension/")
+    }
+    assert in_vsix == kept
+    assert {"extension.vsixmanifest", "[Content_Types].xml"} <= set(listed)
+    for name in kept - {"dist/extension.js", "dist/extension.js.map"}:  # `npm run bundle`
+        assert (EXTENSION / name).is_file(), name
