@@ -531,6 +531,12 @@ async def test_hover_on_a_tool_shows_its_arguments_schema(editor: Editor, tmp_pa
     schema = shown.split("```json\n", 1)[1].split("\n```", 1)[0]
     printed = run_cli("schema", "common.sig:search", cwd=tmp_path)
     assert json.loads(schema) == json.loads(printed.stdout)
+    # A signature in another mode than json: its value's schema, as `sigspec schema` prints.
+    shown = await _hover(editor, review, editor.at(review, "find("))
+    assert shown is not None and "Output (ptc_lisp mode; its value's JSON Schema)" in shown
+    schema = shown.split("```json\n", 1)[1].split("\n```", 1)[0]
+    printed = run_cli("schema", "review.sig:find", cwd=tmp_path)
+    assert json.loads(schema) == json.loads(printed.stdout)
 
 
 @pytest.mark.asyncio
@@ -579,3 +585,19 @@ async def test_hover_shortens_a_long_declaration(editor: Editor) -> None:
     code = shown.split("```sigspec\n", 1)[1].split("\n```", 1)[0]
     assert code.count("\n") < 30
     assert "  …" in code and code.endswith("}")
+    schema = shown.split("```json\n", 1)[1].split("\n```", 1)[0]
+    assert schema.count("\n") == 80 and schema.endswith("…")
+    assert "more lines: `sigspec schema FILE:big`" in shown
+
+
+@pytest.mark.asyncio
+async def test_a_document_that_does_not_parse_answers_nothing(editor: Editor) -> None:
+    common, _, _ = _setup(editor)
+    broken = editor.open("broken.sig", 'import "common.sig"\ntype A = Mood |\n')
+    at = editor.at(broken, "Mood")
+    assert await _definition(editor, broken, at) == []
+    assert await _hover(editor, broken, at) is None
+    assert await _references(editor, broken, at) == []
+    # The others are navigated as before.
+    found = await _references(editor, common, editor.at(common, "Mood"), declaration=False)
+    assert len(found) == 4

@@ -16,7 +16,7 @@ from sigspec.syntax.fmt.printer import format_module
 
 # A declaration longer than this many lines is shown cut in the middle.
 MAX_LINES = 24
-MAX_SCHEMA_CHARS = 4000
+MAX_SCHEMA_LINES = 80
 
 PRIMITIVE_HELP: Mapping[ast.PrimKind, str] = ast.per_primitive(
     {
@@ -69,15 +69,25 @@ def _declaration(index: Index, project: ir.Project, schemas: Schemas, found: Dec
         parts.append(node.doc)
     sig = _signature(project, found) if found.kind in ("signature", "tool") else None
     if sig is not None:
-        what = "Arguments (JSON Schema)" if sig.kind == "tool" else "Output (JSON Schema)"
-        if sig.kind == "signature" and sig.mode != "json":
-            parts.append(f"Output: {sig.mode} (no JSON Schema)")
-        else:
-            text = json.dumps(schemas(sig), indent=2, ensure_ascii=False)
-            if len(text) > MAX_SCHEMA_CHARS:
-                text = text[:MAX_SCHEMA_CHARS] + "\n…"
-            parts.append(f"{what}:\n\n```json\n{text}\n```")
+        parts.append(_schema(sig, schemas(sig)))
     return "\n\n".join(parts)
+
+
+def _schema(sig: ir.Signature, schema: Mapping[str, object]) -> str:
+    """The schema `sigspec schema` prints for it, its first lines when long."""
+    if sig.kind == "tool":
+        what = "Arguments (JSON Schema)"
+    elif sig.mode == "json":
+        what = "Output (JSON Schema)"
+    else:
+        what = f"Output ({sig.mode} mode; its value's JSON Schema)"
+    lines = json.dumps(schema, indent=2, ensure_ascii=False).split("\n")
+    more = ""
+    if len(lines) > MAX_SCHEMA_LINES:
+        more = f"\n\n({len(lines) - MAX_SCHEMA_LINES} more lines: `sigspec schema FILE:{sig.name}`)"
+        lines = [*lines[:MAX_SCHEMA_LINES], "…"]
+    text = "\n".join(lines)
+    return f"{what}:\n\n```json\n{text}\n```{more}"
 
 
 def _printed(source: SourceFile, node: ast.Decl) -> str:
