@@ -426,6 +426,11 @@ async def test_document_symbols_are_a_tree(editor: Editor) -> None:
     ]
     assert rate.selection_range == _range(editor, review, "rate")
     assert rate.range.start == editor.at(review, "## Rate")  # the doc belongs to it
+    mood = (rate.children or [])[2]  # its description holds an emoji: two UTF-16 units
+    assert mood.range.end == editor.at(review, '😀 the mood"', offset=len('😀 the mood"'))
+    assert (
+        mood.range.end.character == mood.range.start.character + len('mood Mood "😀 the mood"') + 1
+    )
     score = (rate.children or [])[3]
     assert score.selection_range == _range(editor, review, "score")
     assert score.detail == ":float"

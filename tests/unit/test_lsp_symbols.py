@@ -232,3 +232,17 @@ def test_a_rename_for_a_client_without_document_changes(tmp_path: Path) -> None:
         else:
             assert edit.changes is None and edit.document_changes is not None
             assert len(edit.document_changes) == 2
+
+
+def test_a_condition_section_keeps_the_names_outside(tmp_path: Path) -> None:
+    text = (
+        '@prompt("{{#urgent}}{{topic}}{{/urgent}}{{#missing}}{{topic}}{{/missing}}")\n'
+        "signature f(urgent :bool, topic :string) -> :string\n"
+    )
+    (tmp_path / "a.sig").write_text(text, encoding="utf-8")
+    index = Loaded(load_view((tmp_path / "a.sig").resolve(), {}, tmp_path.resolve())).index
+    topic = index.references_to(("a.sig", text.index("topic :string")))
+    assert [r.span.start for r in topic] == [
+        text.index("{{topic}}") + 2,
+        text.index("{{topic}}", text.index("missing")) + 2,
+    ]

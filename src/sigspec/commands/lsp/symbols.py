@@ -281,9 +281,9 @@ class _Walker:
                 self._tag(template, tag, stack[-1], at)
                 continue
             resolved = self._tag(template, tag, stack[-1], at) if tag.name != "." else None
-            if tag.kind == "section":
-                stack.append(self._enter(resolved) if resolved is not None else None)
-            elif tag.kind == "inverted":
+            if tag.kind == "section" and resolved is not None:
+                stack.append(self._enter(resolved, stack[-1]))
+            elif tag.kind in ("section", "inverted"):  # as the checker: the same names inside
                 stack.append(stack[-1])
 
     def _tag(self, template: str, tag: Tag, frame: _Frame, at: Placement) -> _Typed | None:
@@ -299,22 +299,24 @@ class _Walker:
             if self.file.source.text[span.start : span.end] == part:
                 self.found.append(Reference(self.path, span, part, found.key))
             resolved = found
-            frame = self.index_fields(found.type, found.file)
+            frame = self.fields_of(found.type, found.file)
             offset += len(part) + 1
         return resolved
 
-    def _enter(self, typed: _Typed) -> _Frame:
-        """The names inside a section over a param or field: a list's element's fields, a
-        map's fields; else (a condition) the same names as outside."""
+    def _enter(self, typed: _Typed, outside: _Frame) -> _Frame:
+        """The names inside a section over a param or field (as `prompt._enter`): a list's
+        element's fields, a map's fields; else (a condition) the same names as outside."""
         base = _strip(self.index.table, typed.type, typed.file)
         if base is None:
-            return None
+            return outside
         t, file = base
         if isinstance(t, ast.ListType):
-            return self.index_fields(t.item, file)
-        return self.index_fields(t, file)
+            return self.fields_of(t.item, file)
+        if isinstance(t, ast.MapType):
+            return self.fields_of(t, file)
+        return outside
 
-    def index_fields(self, t: ast.TypeExpr, file: ParsedFile) -> _Frame:
+    def fields_of(self, t: ast.TypeExpr, file: ParsedFile) -> _Frame:
         base = _strip(self.index.table, t, file)
         if base is None or not isinstance(base[0], ast.MapType):
             return None
