@@ -58,6 +58,7 @@ class _Files:
         self.codec = client.codec
         self.opened = opened  # resolved path -> the URI the client opened it by
         self._lines: dict[str, list[str]] = {}
+        self._uris: dict[str, str] = {}
 
     def source(self, name: str) -> SourceFile:
         return self.loaded.index.files[name].source
@@ -68,8 +69,10 @@ class _Files:
         return self._lines[name]
 
     def uri(self, name: str) -> str:
-        path = (self.loaded.view.root / name).resolve()
-        return self.opened.get(path) or from_fs_path(str(path)) or path.as_uri()
+        if name not in self._uris:
+            path = (self.loaded.view.root / name).resolve()
+            self._uris[name] = self.opened.get(path) or from_fs_path(str(path)) or path.as_uri()
+        return self._uris[name]
 
     def offset(self, name: str, position: lsp.Position) -> int:
         lines = self.lines(name)
