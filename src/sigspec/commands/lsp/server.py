@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec
 
+from sigspec.commands.lsp import navigation
 from sigspec.commands.lsp.check import (
     Checked,
     Snapshot,
@@ -250,6 +251,7 @@ def build_server(
         document = ls.workspace.get_text_document(params.text_document.uri)
         return format_edits(document.uri, document.source, document.lines)
 
+    navigation.register(server, session)
     return server
 
 
