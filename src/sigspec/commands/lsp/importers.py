@@ -14,6 +14,7 @@ Free of pygls, like `check.py`: the check runs off the server's event loop on a 
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,6 @@ from pathlib import Path
 
 from sigspec.commands.lsp.check import Snapshot, configured, project_root, project_sources
 from sigspec.compiler.findings import apply_severity
-from sigspec.compiler.paths import source_name
 from sigspec.compiler.project import LoadResult, Parses, load
 from sigspec.diagnostics import Diagnostic, codes
 
@@ -80,12 +80,15 @@ def check_importers(snapshot: Snapshot, parses: dict[Path, Parses] | None = None
     cache = parses.setdefault(root, {}) if parses is not None else None
     result = load([snapshot.path, *sources], root=root, overlay=snapshot.overlay, parses=cache)
     severity = config.severity if config is not None else {}
-    found = tuple(_importers(snapshot.path, root, sources, result, severity))
-    return Importers(root, found, _imported(root, sources, result))
+    # The loader named each file from its resolved path: joining undoes it, no link to read.
+    where = {s.path: Path(os.path.normpath(root / s.path)) for s in result.sources}
+    found = tuple(_importers(snapshot.path, where, sources, result, severity))
+    return Importers(root, found, _imported(where, sources, result))
 
 
-def _imported(root: Path, sources: Collection[Path], result: LoadResult) -> frozenset[Path]:
-    where = {source.path: (root / source.path).resolve() for source in result.sources}
+def _imported(
+    where: Mapping[str, Path], sources: Collection[Path], result: LoadResult
+) -> frozenset[Path]:
     imported: set[str] = set()
     for file in result.files:
         if in_project(where[file.source.path], sources):
@@ -95,20 +98,19 @@ def _imported(root: Path, sources: Collection[Path], result: LoadResult) -> froz
 
 def _importers(
     edited: Path,
-    root: Path,
+    where: Mapping[str, Path],
     sources: Collection[Path],
     result: LoadResult,
     severity: Mapping[str, str],
 ) -> Iterable[Importer]:
-    name = source_name(edited, root)
-    where = {source.path: (root / source.path).resolve() for source in result.sources}
+    name = next((shown for shown, path in where.items() if path == edited), None)
     findings: dict[str, list[Diagnostic]] = defaultdict(list)
     for diagnostic in apply_severity(result.diagnostics, severity):
         findings[diagnostic.path].append(diagnostic)
     unresolved = {d.path for d in result.diagnostics if d.code == codes.IMPORT_NOT_FOUND.name}
     for file in result.files:
         shown = file.source.path
-        if shown == name or name not in file.visible:
+        if name is None or shown == name or name not in file.visible:
             continue
         path = where[shown]
         if not in_project(path, sources):

@@ -5,6 +5,12 @@ A change to a document rechecks that document and the open documents that import
 event loop: formatting and further edits are answered while a check runs, and a newer edit
 supersedes the check of an older text. A check that fails becomes an internal-error
 diagnostic on its own document; the others are checked as usual.
+
+A change or save also checks the project's files that import the document and are not open
+(`importers.py`: one load of the whole project, whatever their number), published without a
+version and cleared once they stop importing it, are deleted or are clean; an opened file's
+own check takes over. `.sig` files changed on disk (`workspace/didChangeWatchedFiles`,
+registered when the client can) recheck the open documents and shown importers reading them.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -142,7 +149,14 @@ def _sig_path(uri: str) -> Path | None:
     return Path(path).resolve() if path is not None and path.endswith(".sig") else None
 
 
-def _uri(path: Path) -> str:
+def client_uri(path: Path, given: str | None) -> str:
+    """The URI of a file a check found (resolved), as the client names it: through the
+    workspace folder as the client gave it (`given`; a link in it, such as macOS's /tmp, left
+    unresolved), so that a file opened later is the same document to the client."""
+    if given:
+        root = Path(given).resolve()
+        if path.is_relative_to(root):
+            path = Path(given) / path.relative_to(root)
     return from_fs_path(str(path)) or path.as_uri()
 
 
@@ -220,7 +234,7 @@ class _Session:
         affected: set[str | _ImportersOf] = set()
         for path in sorted(paths):
             if not path.exists() and self.shown.forget(path):
-                self._publish(_uri(path), [])
+                self._publish(self._uri(path), [])
             affected |= set(
                 self.readers.of(path, [u for u in documents if u not in uris], on_disk=True)
             )
@@ -229,6 +243,9 @@ class _Session:
         # A file created or changed may import an edited document now.
         affected |= {_ImportersOf(u) for u in self.edited if u in documents}
         self.scheduler.request(sorted(affected, key=str))
+
+    def _uri(self, path: Path) -> str:
+        return client_uri(path, self.server.workspace.root_path)
 
     def _start(self, key: str | _ImportersOf) -> Callable[[], _Result | _Found] | None:
         """On the event loop: freeze the texts a check reads; None if there is nothing to do."""
@@ -262,7 +279,8 @@ class _Session:
             return None  # nothing imports it, and nothing was shown for it
         snapshot = self._snapshot(path, "", self.documents())
         codec = self.server.workspace.position_codec
-        return lambda: self._run_importers(snapshot, codec)
+        given = self.server.workspace.root_path
+        return lambda: self._run_importers(snapshot, codec, partial(client_uri, given=given))
 
     def _run(
         self, snapshot: Snapshot, uri: str, version: int | None, codec: PositionCodec
@@ -280,7 +298,9 @@ class _Session:
             found = to_lsp([diagnostic], checked.root, uri, snapshot.text, codec)
         return _Result(version, found, checked, snapshot.overlay)
 
-    def _run_importers(self, snapshot: Snapshot, codec: PositionCodec) -> _Found:
+    def _run_importers(
+        self, snapshot: Snapshot, codec: PositionCodec, uri: Callable[[Path], str]
+    ) -> _Found:
         """Off the event loop: the importers of one document, from one load of its project.
         A failure is logged and publishes nothing: it is no importer's fault."""
         try:
@@ -289,7 +309,7 @@ class _Session:
                 found,
                 {
                     importer.path: to_lsp(
-                        importer.diagnostics, found.root, _uri(importer.path), importer.text, codec
+                        importer.diagnostics, found.root, uri(importer.path), importer.text, codec
                     )
                     for importer in found.found
                     if importer.diagnostics
@@ -324,7 +344,7 @@ class _Session:
         open_ = set(self.documents().values())
         for changed in self.shown.update(path, result.importers, open_):
             # Never open here: no version, and the document's own check publishes for it.
-            self._publish(_uri(changed), result.diagnostics.get(changed, []))
+            self._publish(self._uri(changed), result.diagnostics.get(changed, []))
 
     def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic]) -> None:
         self.server.text_document_publish_diagnostics(

@@ -183,3 +183,22 @@ def test_the_parse_cache_parses_only_changed_texts(tmp_path: Path) -> None:
     assert again["common.sig"] is not kept["common.sig"]
     assert [d.code for d in second.diagnostics] == ["unknown-type"]
     assert second.diagnostics == load([root], root=root, overlay=edited).diagnostics
+
+
+def test_a_file_found_is_named_through_the_workspace_folder_the_client_gave(
+    tmp_path: Path,
+) -> None:
+    from sigspec.commands.lsp.server import client_uri
+
+    real = tmp_path.resolve() / "real"
+    (real / "sub").mkdir(parents=True)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    found = real / "sub" / "a b.sig"
+    assert client_uri(found, str(link)) == (link / "sub" / "a b.sig").as_uri()
+    assert client_uri(found, str(real)) == found.as_uri()
+    assert (
+        client_uri(tmp_path.resolve() / "x.sig", str(link))
+        == (tmp_path.resolve() / "x.sig").as_uri()
+    )
+    assert client_uri(found, None) == found.as_uri()
