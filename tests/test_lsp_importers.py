@@ -10,10 +10,12 @@ every check of the importers of an earlier change has published what it had to.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from lsprotocol import types as lsp
 
+from lsp_client import is_publish, server_process
 from lsp_editor import TIMEOUT, Editor
 
 COMMON = 'type Sentiment = "positive" | "negative"\n'
@@ -198,8 +200,11 @@ async def test_files_changed_on_disk_are_rechecked(editor: Editor) -> None:
 @pytest.mark.asyncio
 async def test_only_the_configured_sources_are_published(editor: Editor) -> None:
     editor.write("sigspec.toml", 'sources = ["src"]\n')
-    inside = editor.write("src/sentiment.sig", SENTIMENT)
-    # Below the root but not a source; in a hidden folder of the sources; outside the root.
+    inside = editor.write("src/sentiment.sig", SENTIMENT.replace("common.sig", "../lib/mid.sig"))
+    # Read, as the project imports it, and importing the edited file; but not a source.
+    mid = SENTIMENT.replace("common.sig", "../src/common.sig").replace("classify", "mid")
+    lib = editor.write("lib/mid.sig", mid)
+    # Below the root but not a source; in a hidden folder of the sources: not even read.
     other = editor.write("other/uses.sig", SENTIMENT.replace("common.sig", "../src/common.sig"))
     hidden = editor.write("src/.cache/uses.sig", SENTIMENT.replace("common.sig", "../common.sig"))
     common = editor.open("src/common.sig", COMMON)
@@ -209,6 +214,7 @@ async def test_only_the_configured_sources_are_published(editor: Editor) -> None
     editor.change(common, RENAMED)
     assert codes(await published_after(editor, inside, 0)) == ["unknown-type"]
     await barrier(editor, barrier_uri)
+    assert publications(editor, lib) == []
     assert publications(editor, other) == []
     assert publications(editor, hidden) == []
 
@@ -255,3 +261,12 @@ async def test_an_importer_created_on_disk_after_edits_of_a_file_nothing_importe
     assert codes(await published_after(editor, added, 0)) == ["unknown-type"]
     editor.change(common, COMMON)
     assert await published_after(editor, added, 1) == []
+
+
+def test_no_watching_is_asked_of_a_client_that_cannot_register_it(tmp_path: Path) -> None:
+    """A client without dynamic registration (no capabilities at all) is sent no request:
+    the first message after `initialized` is the publication for the first document."""
+    with server_process(tmp_path) as client:
+        uri = client.open(tmp_path / "a.sig", BARRIER)
+        messages = client.collect(lambda m: is_publish(m, uri))
+        assert [m.get("method") for m in messages] == [lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
