@@ -67,7 +67,9 @@ def watched(editor: Editor, *changes: tuple[str, lsp.FileChangeType]) -> None:
 
 @pytest.mark.asyncio
 async def test_an_unsaved_rename_shows_on_the_importer_that_is_not_open(editor: Editor) -> None:
-    sentiment = editor.write("sentiment.sig", SENTIMENT)
+    # The emoji before the error is two UTF-16 units: the column must count them as LSP does.
+    text = SENTIMENT.replace("text :string", 'text :string "\U0001f600"')
+    sentiment = editor.write("sentiment.sig", text)
     common = editor.open("common.sig", COMMON)
     assert await editor.diagnostics(common) == []
 
@@ -76,6 +78,7 @@ async def test_an_unsaved_rename_shows_on_the_importer_that_is_not_open(editor: 
     assert found.code == "unknown-type"
     assert "unknown type `Sentiment`" in found.message
     assert found.range.start == editor.at(sentiment, "Sentiment")
+    assert found.range.start.character == text.splitlines()[1].index("Sentiment") + 1
     assert publications(editor, sentiment)[-1].version is None  # not open: no version
 
     editor.change(common, COMMON)  # renamed back: the importer is clean again

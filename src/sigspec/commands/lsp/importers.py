@@ -70,7 +70,7 @@ def check_importers(snapshot: Snapshot, parses: dict[Path, Parses] | None = None
     `parses` keeps what the files of each project root parsed to from one check to the next:
     an edit parses the edited file again, not the whole project.
 
-    None when the project is not known: a document outside the workspace with no
+    None found when the project is not known: a document outside the workspace with no
     configuration above it would make its whole folder (a home folder, say) the project."""
     root = project_root(snapshot.path, snapshot.workspace)
     config = configured(snapshot.path)
