@@ -182,21 +182,27 @@ async def test_an_importer_deleted_on_disk_is_cleared(editor: Editor) -> None:
 
 @pytest.mark.asyncio
 async def test_files_changed_on_disk_are_rechecked(editor: Editor) -> None:
-    """A checkout changes a shown importer (now clean) and adds a new one (broken)."""
+    """A checkout changes a shown importer (now clean), another so that it imports nothing
+    any more, and adds a new one (broken)."""
     sentiment = editor.write("sentiment.sig", SENTIMENT)
+    stops = editor.write("stops.sig", SENTIMENT.replace("classify", "stops"))
     common = editor.open("common.sig", COMMON)
     await editor.diagnostics(common)
     editor.change(common, RENAMED)
     assert codes(await published_after(editor, sentiment, 0)) == ["unknown-type"]
+    assert codes(await published_after(editor, stops, 0)) == ["unknown-type"]
 
     editor.write("sentiment.sig", SENTIMENT.replace("Sentiment", "Mood"))
+    editor.write("stops.sig", 'type Sentiment = "x"\nsignature stops(t :string) -> Sentiment\n')
     added = editor.write("added.sig", SENTIMENT.replace("classify", "added"))
     watched(
         editor,
         (sentiment, lsp.FileChangeType.Changed),
+        (stops, lsp.FileChangeType.Changed),
         (added, lsp.FileChangeType.Created),
     )
     assert await published_after(editor, sentiment, 1) == []
+    assert await published_after(editor, stops, 1) == []
     assert codes(await published_after(editor, added, 0)) == ["unknown-type"]
 
 
