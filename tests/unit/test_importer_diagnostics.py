@@ -188,7 +188,7 @@ def test_the_parse_cache_parses_only_changed_texts(tmp_path: Path) -> None:
 def test_a_file_found_is_named_through_the_workspace_folder_the_client_gave(
     tmp_path: Path,
 ) -> None:
-    from sigspec.commands.lsp.server import client_uri
+    from sigspec.commands.lsp.files import client_uri
 
     real = tmp_path.resolve() / "real"
     (real / "sub").mkdir(parents=True)

@@ -34,6 +34,7 @@ from sigspec.commands.lsp.check import (
     internal_error,
     lint_document,
 )
+from sigspec.commands.lsp.files import client_uri, watch_files
 from sigspec.commands.lsp.importers import Imported, Importers, Shown, check_importers
 from sigspec.commands.lsp.readers import Readers
 from sigspec.commands.lsp.schedule import Scheduler
@@ -147,17 +148,6 @@ class _Found:
 def _sig_path(uri: str) -> Path | None:
     path = to_fs_path(uri)
     return Path(path).resolve() if path is not None and path.endswith(".sig") else None
-
-
-def client_uri(path: Path, given: str | None) -> str:
-    """The URI of a file a check found (resolved), as the client names it: through the
-    workspace folder as the client gave it (`given`; a link in it, such as macOS's /tmp, left
-    unresolved), so that a file opened later is the same document to the client."""
-    if given:
-        root = Path(given).resolve()
-        if path.is_relative_to(root):
-            path = Path(given) / path.relative_to(root)
-    return from_fs_path(str(path)) or path.as_uri()
 
 
 class _Session:
@@ -358,28 +348,6 @@ class _Session:
         workspace = self.server.workspace
         now = {p: workspace.get_text_document(u).source for u, p in self.documents().items()}
         return any(now.get(path) != result.overlay.get(path) for path in reads)
-
-
-WATCH = "sigspec-watch-sig-files"  # the id of the registration of `**/*.sig` watching
-
-
-async def watch_files(server: LanguageServer) -> None:
-    """Ask the client to report `.sig` files created, changed and deleted on disk (a git
-    checkout, another tool), when it can be asked; a refusal is logged, not fatal."""
-    capabilities = server.client_capabilities
-    watched = capabilities.workspace and capabilities.workspace.did_change_watched_files
-    if not (watched and watched.dynamic_registration):
-        return
-    watchers = [lsp.FileSystemWatcher(glob_pattern="**/*.sig")]
-    registration = lsp.Registration(
-        id=WATCH,
-        method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-        register_options=lsp.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
-    )
-    try:
-        await server.client_register_capability_async(lsp.RegistrationParams([registration]))
-    except Exception as error:  # the client's answer: the server works on without watching
-        logger.warning("the client did not watch .sig files: %s", error)
 
 
 def build_server(
