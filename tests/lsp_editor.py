@@ -22,12 +22,14 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 TIMEOUT = 30.0  # seconds to wait for a publication: generous, only a hang reaches it
 PUBLISH = lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+REGISTER = lsp.CLIENT_REGISTER_CAPABILITY
 
 
 class Client(LanguageClient):  # type: ignore[misc]
     """pytest-lsp's client, keeping every publication with the version it is for."""
 
     published: dict[str, list[lsp.PublishDiagnosticsParams]]
+    registrations: list[lsp.Registration]  # what the server registered dynamically
     capabilities: lsp.ServerCapabilities  # what the server answered to `initialize`
 
 
@@ -36,10 +38,16 @@ def _publish(client: Client, params: lsp.PublishDiagnosticsParams) -> None:
     client.published.setdefault(params.uri, []).append(params)
 
 
+def _register(client: Client, params: lsp.RegistrationParams) -> None:
+    client.registrations.extend(params.registrations)
+
+
 def make_client() -> Client:
     client = Client()
     client.published = {}
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, PUBLISH: _publish})
+    client.registrations = []
+    features = {**DEFAULT_CLIENT_FEATURES, PUBLISH: _publish, REGISTER: _register}
+    register_lsp_features(client, features)
     return client
 
 

@@ -10,7 +10,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sigspec.compiler import suppress
@@ -156,6 +156,7 @@ class _Graph:
     modules: dict[Path, ast.Module]
     edges: dict[Path, list[tuple[Path, ast.ImportDecl]]]
     diagnostics: list[Diagnostic]
+    parses: Parses = field(default_factory=dict)  # what each file read parsed to
 
 
 Parsed = tuple[Path, SourceFile | None, ast.Module | None, list[Diagnostic]]
@@ -164,6 +165,11 @@ PARALLEL_FROM = 16  # files; below this a fork costs more than it saves
 
 # Unsaved editor buffers by resolved path, read instead of the disk (the language server's view).
 Overlay = Mapping[Path, str]
+
+# What parsing a file gave, by its name, text and limits: a caller loading the same project
+# again and again (the language server, at each edit) passes one to `load` so that only the
+# files whose text changed are parsed again. `load` leaves in it exactly the files it read.
+Parses = dict[tuple[str, str, SourceLimits], tuple[ast.Module | None, tuple[Diagnostic, ...]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +181,7 @@ class _Reading:
     allowed: tuple[Path, ...]
     overlay: Overlay
     limits: SourceLimits
+    parses: Parses | None = None  # read only while reading (a forked child's copy is lost)
 
 
 def _read_one(path: Path, how: _Reading) -> Parsed:
@@ -188,13 +195,15 @@ def _read_one(path: Path, how: _Reading) -> Parsed:
         source, diags = _read_admitted(path, source_name(path, root), how.limits)
     if source is None:
         return path, None, None, diags
-    module, found = parse_module(source, how.limits)
+    key = (source.path, source.text, how.limits)
+    known = how.parses.get(key) if how.parses is not None else None
+    module, found = known if known is not None else parse_module(source, how.limits)
     return path, source, module, [*diags, *found]
 
 
 def _read_many(paths: list[Path], how: _Reading) -> list[Parsed]:
     """Read and parse, on both cores when there are many files (parsing is most of lint)."""
-    if len(paths) < PARALLEL_FROM:
+    if len(paths) < PARALLEL_FROM or how.parses:  # parsed before: most will be known
         return [_read_one(p, how) for p in paths]
     from sigspec.infra.parallel import fork_map
 
@@ -218,6 +227,7 @@ def _read_all(roots: Sequence[Path], how: _Reading) -> _Graph:
         graph.diagnostics += diags
         if source is None:
             continue
+        graph.parses[(source.path, source.text, how.limits)] = (module, tuple(diags))
         graph.sources[path] = source
         if module is None:
             continue
@@ -310,6 +320,8 @@ def load(
     overlay: Overlay | None = None,
     import_roots: Sequence[Path] | None = None,
     limits: SourceLimits | None = None,
+    *,
+    parses: Parses | None = None,
 ) -> LoadResult:
     """Read, parse, resolve and check the given .sig files and folders (and their imports).
 
@@ -318,7 +330,8 @@ def load(
     those of the configuration in `root`, if any) is an error, and so is a source that is no
     regular file. `overlay` maps resolved paths to texts that stand in for those files'
     contents on disk. `limits` bound each file's size and declarations (default: the
-    configuration's `[limits]`, else `syntax.limits`' defaults).
+    configuration's `[limits]`, else `syntax.limits`' defaults). `parses`, when given, holds
+    what files were parsed to before (see `Parses`) and is left holding this load's files.
     """
     given = [Path(p) for p in paths]
     root = (root or common_root(given)).resolve()
@@ -336,8 +349,11 @@ def load(
             refused.append(_refusal(candidate, target, problem, root))
         else:
             roots.setdefault(target)
-    how = _Reading(root, allowed, overlay or {}, limits or configured_limits)
+    how = _Reading(root, allowed, overlay or {}, limits or configured_limits, parses)
     graph = _read_all(list(roots), how)
+    if parses is not None:
+        parses.clear()
+        parses.update(graph.parses)
     graph.diagnostics += refused
     graph.diagnostics += _cycles(graph)
     ordered = sorted(graph.modules, key=lambda p: graph.sources[p].path)

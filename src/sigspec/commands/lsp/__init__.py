@@ -9,6 +9,9 @@ the edited text.
 - `server.py`: the pygls server, its notifications and what it publishes
 - `schedule.py`: debounced, superseding checks run one at a time off the event loop
 - `readers.py`: which open documents a change to a file can affect
+- `importers.py`: the files importing an edited document that are not open, and which of them
+  the editor shows
+- `files.py`: `.sig` files watched on disk, and the URIs of files that are not open
 - `check.py`: checking one document against a snapshot of the open buffers
 """
 

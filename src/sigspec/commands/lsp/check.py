@@ -43,7 +43,7 @@ class Checked:
     unresolved: bool = False
 
 
-def _config(path: Path) -> Config | None:
+def configured(path: Path) -> Config | None:
     """The configuration whose folder holds the file, if any."""
     try:
         config = load_config(path.parent)
@@ -57,7 +57,7 @@ def _config(path: Path) -> Config | None:
 def project_root(path: Path, workspace: Path | None) -> Path:
     """The project root of a file, as the command line finds it: the folder of the nearest
     configuration above it; else the workspace folder holding the file, else its folder."""
-    config = _config(path)
+    config = configured(path)
     if config is not None:
         return config.root
     if workspace is not None and path.is_relative_to(workspace):
@@ -68,7 +68,7 @@ def project_root(path: Path, workspace: Path | None) -> Path:
 def project_sources(path: Path, root: Path) -> tuple[Path, ...]:
     """The files and folders that make up the project of the file at `path` under `root`:
     the configuration's `sources` when it names them, else the root folder."""
-    config = _config(path)
+    config = configured(path)
     if config is not None and config.sources:
         return config.sources
     return (root,)
@@ -79,7 +79,7 @@ def lint_document(snapshot: Snapshot) -> Checked:
     root = project_root(snapshot.path, snapshot.workspace)
     shown = display_path(snapshot.path, root)
     result = load([snapshot.path], root=root, overlay=snapshot.overlay)
-    config = _config(snapshot.path)
+    config = configured(snapshot.path)
     found = apply_severity(result.diagnostics, config.severity if config is not None else {})
     return Checked(
         diagnostics=tuple(d for d in found if d.path == shown),  # `[severity]` as lint

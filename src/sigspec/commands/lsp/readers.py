@@ -26,6 +26,11 @@ class Readers:
         else:
             self._unresolved.discard(uri)
 
+    def reads(self, uri: str) -> frozenset[Path] | None:
+        """What the document's latest check read; None when not known (not checked yet, or
+        its check failed)."""
+        return self._reads.get(uri)
+
     def forget(self, uri: str) -> None:
         self._reads.pop(uri, None)
         self._unresolved.discard(uri)

@@ -5,6 +5,12 @@ A change to a document rechecks that document and the open documents that import
 event loop: formatting and further edits are answered while a check runs, and a newer edit
 supersedes the check of an older text. A check that fails becomes an internal-error
 diagnostic on its own document; the others are checked as usual.
+
+A change or save also checks the project's files that import the document and are not open
+(`importers.py`: one load of the whole project, whatever their number), published without a
+version and cleared once they stop importing it, are deleted or are clean; an opened file's
+own check takes over. `.sig` files changed on disk (`workspace/didChangeWatchedFiles`,
+registered when the client can) recheck the open documents and shown importers reading them.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from lsprotocol import types as lsp
@@ -28,8 +35,11 @@ from sigspec.commands.lsp.check import (
     internal_error,
     lint_document,
 )
+from sigspec.commands.lsp.files import client_uri, watch_files
+from sigspec.commands.lsp.importers import Imported, Importers, Shown, check_importers
 from sigspec.commands.lsp.readers import Readers
 from sigspec.commands.lsp.schedule import Scheduler
+from sigspec.compiler.project import Parses
 from sigspec.diagnostics import Diagnostic, Severity
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.syntax.fmt.run import format_source
@@ -121,20 +131,43 @@ class _Result:
     overlay: Mapping[Path, str]  # the buffers it was checked against
 
 
+@dataclass(frozen=True, slots=True)
+class _ImportersOf:
+    """The key of the check of a document's importers that are not open."""
+
+    uri: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A finished check of importers: what it found, and their diagnostics for the editor."""
+
+    importers: Importers | None  # None when the check failed
+    diagnostics: Mapping[Path, list[lsp.Diagnostic]]  # those with findings
+
+
 def _sig_path(uri: str) -> Path | None:
     path = to_fs_path(uri)
     return Path(path).resolve() if path is not None and path.endswith(".sig") else None
 
 
 class _Session:
-    """The state of one editor session: the scheduled checks and what each check read."""
+    """The state of one editor session: the scheduled checks, what each check read, and the
+    files not open whose findings were published."""
 
     def __init__(self, server: LanguageServer, check: Check, version: str, delay: float) -> None:
         self.server = server
         self.check = check
         self.version = version
         self.readers = Readers()
-        self.scheduler: Scheduler[str, _Result] = Scheduler(self._start, self._finish, delay)
+        self.shown = Shown()
+        self.imported = Imported()
+        self.parses: dict[Path, Parses] = {}  # by project root, for the checks of importers
+        # Documents whose importers were checked (changed or saved): URI -> resolved path.
+        self.edited: dict[str, Path] = {}
+        self.scheduler: Scheduler[str | _ImportersOf, _Result | _Found] = Scheduler(
+            self._start, self._finish, delay
+        )
 
     def documents(self) -> dict[str, Path]:
         """The open .sig documents: URI -> resolved path."""
@@ -145,43 +178,100 @@ class _Session:
                 found[uri] = path
         return found
 
-    def changed(self, uri: str, *, on_disk: bool = False, itself: bool = True) -> None:
-        """Recheck a document (unless `itself` is false) and the open documents reading it."""
+    def changed(
+        self, uri: str, *, on_disk: bool = False, itself: bool = True, importers: bool = True
+    ) -> None:
+        """Recheck a document (unless `itself` is false), the open documents reading it and
+        (unless `importers` is false) its importers that are not open."""
         path = _sig_path(uri)
         if path is None:
             return
+        if on_disk:
+            self.imported.forget()
         others = [u for u in self.documents() if u != uri]
-        affected: Iterable[str] = self.readers.of(path, others, on_disk=on_disk)
+        affected: list[str | _ImportersOf] = list(self.readers.of(path, others, on_disk=on_disk))
+        if importers:
+            self.edited[uri] = path
+            affected.append(_ImportersOf(uri))
         self.scheduler.request([uri, *affected] if itself else affected)
 
+    def opened(self, uri: str) -> None:
+        path = _sig_path(uri)
+        if path is not None:
+            self.shown.forget(path)  # its own check takes over, under the same URI
+        self.changed(uri, on_disk=True, importers=False)
+
     def closed(self, uri: str) -> None:
+        reads = self.readers.reads(uri)
+        self.imported.forget()  # the disk's text stands in for the buffer's now
         self.scheduler.cancel(uri)
         self.readers.forget(uri)
-        # A closed file's findings belong to `sigspec lint` now, not to the editor.
-        self.server.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        # A closed file's findings belong to `sigspec lint` now, not to the editor (unless it
+        # imports an edited file: the checks of those importers below say).
+        self._publish(uri, [])
+        # Its importers read the disk again, not the buffer.
+        self.changed(uri, itself=False, importers=uri in self.edited)
+        self.scheduler.request(
+            _ImportersOf(u) for u, p in self.edited.items() if reads is None or p in reads
         )
-        self.changed(uri, itself=False)  # its importers read the disk again, not the buffer
 
-    def _start(self, uri: str) -> Callable[[], _Result] | None:
-        """On the event loop: freeze the texts a check of `uri` reads; None if it closed."""
+    def on_disk(self, changes: Iterable[lsp.FileEvent]) -> None:
+        """Files changed on disk (outside the editor, or saved): recheck the open documents
+        and the shown importers that read them; a deleted file shown is cleared."""
+        paths = {p for p in (_sig_path(c.uri) for c in changes) if p is not None}
+        self.imported.forget()
         documents = self.documents()
-        path = documents.get(uri)
+        uris = {u for u, p in documents.items() if p in paths}
+        affected: set[str | _ImportersOf] = set()
+        for path in sorted(paths):
+            if not path.exists() and self.shown.forget(path):
+                self._publish(self._uri(path), [])
+            affected |= set(
+                self.readers.of(path, [u for u in documents if u not in uris], on_disk=True)
+            )
+            sources = self.shown.sources_reading(path)
+            affected |= {_ImportersOf(u) for u, p in self.edited.items() if p in sources}
+        # A file created or changed may import an edited document now.
+        affected |= {_ImportersOf(u) for u in self.edited if u in documents}
+        self.scheduler.request(sorted(affected, key=str))
+
+    def _uri(self, path: Path) -> str:
+        return client_uri(path, self.server.workspace.root_path)
+
+    def _start(self, key: str | _ImportersOf) -> Callable[[], _Result | _Found] | None:
+        """On the event loop: freeze the texts a check reads; None if there is nothing to do."""
+        if isinstance(key, _ImportersOf):
+            return self._start_importers(key)
+        documents = self.documents()
+        path = documents.get(key)
         if path is None:
             return None
         workspace = self.server.workspace
+        document = workspace.get_text_document(key)
+        snapshot = self._snapshot(path, document.source, documents)
+        codec = document.position_codec
+        version = document.version
+        return lambda: self._run(snapshot, key, version, codec)
+
+    def _snapshot(self, path: Path, text: str, documents: Mapping[str, Path]) -> Snapshot:
+        workspace = self.server.workspace
         overlay = {p: workspace.get_text_document(u).source for u, p in documents.items()}
-        document = workspace.get_text_document(uri)
         root_path = workspace.root_path
-        snapshot = Snapshot(
+        return Snapshot(
             path=path,
-            text=document.source,
+            text=text,
             overlay=overlay,
             workspace=Path(root_path).resolve() if root_path else None,
         )
-        codec = document.position_codec
-        version = document.version
-        return lambda: self._run(snapshot, uri, version, codec)
+
+    def _start_importers(self, key: _ImportersOf) -> Callable[[], _Found] | None:
+        path = self.edited.get(key.uri)
+        if path is None or (self.imported.unimported(path) and not self.shown.holds(path)):
+            return None  # nothing imports it, and nothing was shown for it
+        snapshot = self._snapshot(path, "", self.documents())
+        codec = self.server.workspace.position_codec
+        given = self.server.workspace.root_path
+        return lambda: self._run_importers(snapshot, codec, partial(client_uri, given=given))
 
     def _run(
         self, snapshot: Snapshot, uri: str, version: int | None, codec: PositionCodec
@@ -199,17 +289,57 @@ class _Session:
             found = to_lsp([diagnostic], checked.root, uri, snapshot.text, codec)
         return _Result(version, found, checked, snapshot.overlay)
 
-    def _finish(self, uri: str, result: _Result) -> None:
+    def _run_importers(
+        self, snapshot: Snapshot, codec: PositionCodec, uri: Callable[[Path], str]
+    ) -> _Found:
+        """Off the event loop: the importers of one document, from one load of its project.
+        A failure is logged and publishes nothing: it is no importer's fault."""
+        try:
+            found = check_importers(snapshot, self.parses)
+            return _Found(
+                found,
+                {
+                    importer.path: to_lsp(
+                        importer.diagnostics, found.root, uri(importer.path), importer.text, codec
+                    )
+                    for importer in found.found
+                    if importer.diagnostics
+                },
+            )
+        except BaseException as error:  # as in `_run`
+            logger.error("%s", failure_log(snapshot, error))
+            return _Found(None, {})
+
+    def _finish(self, key: str | _ImportersOf, result: _Result | _Found) -> None:
+        if isinstance(result, _Found):
+            self._finish_importers(key, result)
+            return
+        assert isinstance(key, str)
         if self._stale(result):
             # A buffer it read changed (or opened or closed) while it ran, and it was not
             # known to read it when that happened: its first check, or a new import.
-            self.scheduler.request([uri])
+            self.scheduler.request([key])
             return
-        self.readers.record(uri, result.checked)
+        self.readers.record(key, result.checked)
         self.server.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(
-                uri=uri, diagnostics=result.diagnostics, version=result.version
+                uri=key, diagnostics=result.diagnostics, version=result.version
             )
+        )
+
+    def _finish_importers(self, key: str | _ImportersOf, result: _Found) -> None:
+        path = self.edited.get(key.uri) if isinstance(key, _ImportersOf) else None
+        if path is None or result.importers is None:
+            return
+        self.imported.record(path, result.importers)
+        open_ = set(self.documents().values())
+        for changed in self.shown.update(path, result.importers, open_):
+            # Never open here: no version, and the document's own check publishes for it.
+            self._publish(self._uri(changed), result.diagnostics.get(changed, []))
+
+    def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic]) -> None:
+        self.server.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
         )
 
     def _stale(self, result: _Result) -> bool:
@@ -232,7 +362,7 @@ def build_server(
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        session.changed(params.text_document.uri, on_disk=True)
+        session.opened(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -245,6 +375,16 @@ def build_server(
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
         session.closed(params.text_document.uri)
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: LanguageServer, params: lsp.InitializedParams) -> None:
+        await watch_files(ls)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(
+        ls: LanguageServer, params: lsp.DidChangeWatchedFilesParams
+    ) -> None:
+        session.on_disk(params.changes)
 
     @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
     def formatting(ls: LanguageServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit]:
