@@ -142,23 +142,45 @@ def main() -> None:
 @OUTPUT_OPTION
 @PROVIDER_OPTION
 @QUIET_OPTION
+@click.option(
+    "--project",
+    is_flag=True,
+    help="Check the whole project of each given file (the nearest configuration above it: "
+    "its `sources`, else its folder; without one, the working directory), so that a change "
+    "that breaks a file importing it, or a name clash with another file, is found. Files "
+    "of several projects are checked each with its own; paths then start at the working "
+    "directory.",
+)
+@click.option(
+    "--warnings",
+    type=click.Choice(("show", "summary")),
+    default="show",
+    show_default=True,
+    help="`summary`: report the errors only, and count the warnings on standard error "
+    "(what the pre-commit hook does, so that warnings never bury an error).",
+)
 def lint(
+    *,
     paths: tuple[Path, ...],
     fmt: str,
     output: Path | None,
     providers: tuple[str, ...],
     quiet: bool,
+    project: bool,
+    warnings: str,
 ) -> None:
     """Check .sig files (and the files they import) for errors, and the chosen providers'
-    limits."""
+    limits. Exit 1 on errors (warnings alone: 0)."""
     from sigspec.commands import lint as command
 
     sys.exit(
         command.run(
             paths,
             lambda diags: _emit(diags, fmt, quiet=quiet, output=output),
-            summary=fmt == "text" and not quiet,
+            summary=(fmt == "text" or warnings == "summary") and not quiet,
             providers=tuple(dict.fromkeys(providers)),
+            project=project,
+            warnings=warnings,
         )
     )
 
