@@ -136,6 +136,30 @@ def main() -> None:
     gc.set_threshold(100_000, 20, 20)
 
 
+def _lint_report(
+    fmt: str, *, quiet: bool, output: Path | None
+) -> Callable[[Sequence[Diagnostic], Path], None]:
+    """`lint`'s report: `_emit`'s, but a SARIF log is told the folder the paths are relative
+    to (known once the projects are found), to name files from the repository's root."""
+
+    def report(diagnostics: Sequence[Diagnostic], root: Path) -> None:
+        if fmt != "sarif":
+            _emit(diagnostics, fmt, quiet=quiet, output=output)
+            return
+        from sigspec.diagnostics.render import sarif
+
+        text = sarif.render([d for d in diagnostics if d.is_error or not quiet], False, root)
+        if output is None:
+            click.echo(text, nl=False)
+            return
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise click.FileError(str(output), exc.strerror or str(exc)) from None
+
+    return report
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @FORMAT_OPTION
@@ -176,7 +200,7 @@ def lint(
     sys.exit(
         command.run(
             paths,
-            lambda diags: _emit(diags, fmt, quiet=quiet, output=output),
+            _lint_report(fmt, quiet=quiet, output=output),
             summary=(fmt == "text" or warnings == "summary") and not quiet,
             providers=tuple(dict.fromkeys(providers)),
             project=project,

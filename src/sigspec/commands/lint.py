@@ -11,22 +11,22 @@ so checking the staged file and its imports alone would let such a change throug
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.commands import Report
-
 if TYPE_CHECKING:
     from sigspec.compiler.config import Config
     from sigspec.diagnostics import Diagnostic
     from sigspec.diagnostics.source import SourceFile
 
-# `--warnings`: "show" reports them; "summary" reports the errors only and counts the rest.
-WARNINGS = ("show", "summary")
+
+# Reports the findings, whose paths are relative to the folder given (what a SARIF log names
+# files from).
+Report = Callable[[Sequence["Diagnostic"], Path], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +87,11 @@ def projects(paths: Sequence[Path], cwd: Path) -> list[Project]:
     from sigspec.compiler.paths import located
 
     found: dict[Path, Project] = {}
+    configs: dict[Path, Config] = {}  # by folder: pre-commit passes many files of one
     for path in paths:
         full = path.resolve() if path.is_dir() else located(path)
-        config = load_config(full if path.is_dir() else full.parent)
+        folder = full if path.is_dir() else full.parent
+        config = configs.get(folder) or configs.setdefault(folder, load_config(folder))
         if config.path is not None:
             root, whole = config.root, config.sources or (config.root,)
         else:
@@ -125,11 +127,20 @@ def rebased(diagnostics: Sequence[Diagnostic], prefix: str) -> list[Diagnostic]:
     return out
 
 
-def _check_projects(
-    paths: tuple[Path, ...], providers: tuple[str, ...]
-) -> tuple[list[Diagnostic], int, int] | int:
-    """Every project of the given paths checked whole: (diagnostics, files, projects), or
-    the exit code 2 after a configuration error."""
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What a run found: its diagnostics, the folder their paths are relative to, how many
+    files and projects it checked."""
+
+    diagnostics: list[Diagnostic]
+    root: Path
+    files: int
+    projects: int
+
+
+def _check_projects(paths: tuple[Path, ...], providers: tuple[str, ...]) -> Found | int:
+    """Every project of the given paths checked whole, or the exit code 2 after a
+    configuration error."""
     from sigspec.compiler.config import ConfigError
     from sigspec.compiler.paths import display_path
     from sigspec.diagnostics import sort_diagnostics
@@ -147,14 +158,13 @@ def _check_projects(
         prefix = "" if len(found) == 1 else display_path(project.root, cwd)
         diagnostics += rebased(checked.diagnostics, "" if prefix == "." else prefix)
         files += checked.files
-    return list(sort_diagnostics(diagnostics)), files, len(found)
+    root = found[0].root if len(found) == 1 else cwd
+    return Found(list(sort_diagnostics(diagnostics)), root, files, len(found))
 
 
-def _check_given(
-    paths: tuple[Path, ...], providers: tuple[str, ...]
-) -> tuple[list[Diagnostic], int, int] | int:
+def _check_given(paths: tuple[Path, ...], providers: tuple[str, ...]) -> Found | int:
     """The given paths (and what they import) checked under the working directory's
-    configuration: (diagnostics, files, 1), or the exit code 2 after a configuration error."""
+    configuration, or the exit code 2 after a configuration error."""
     from sigspec.compiler.config import ConfigError, load_config, project_root
 
     try:
@@ -164,7 +174,7 @@ def _check_given(
         click.echo(f"error: {exc}", err=True)
         return 2
     checked = check(paths, root, config, providers)
-    return list(checked.diagnostics), checked.files, 1
+    return Found(list(checked.diagnostics), root, checked.files, 1)
 
 
 def run(
@@ -189,12 +199,12 @@ def run(
     done = _check_projects(roots, providers) if project else _check_given(roots, providers)
     if isinstance(done, int):
         return done
-    found, files, count = done
+    found = done.diagnostics
     shown = warnings == "show"
-    report(found if shown else [d for d in found if d.is_error])
+    report(found if shown else [d for d in found if d.is_error], done.root)
     if summary:
-        line = _summary(found, files, shown=shown)
-        if count > 1:
-            line = line.replace(" checked:", f" in {count} projects checked:", 1)
+        line = _summary(found, done.files, shown=shown)
+        if done.projects > 1:
+            line = line.replace(" checked:", f" in {done.projects} projects checked:", 1)
         click.echo(line, err=True)
     return 1 if has_errors(found) else 0
