@@ -136,29 +136,75 @@ def main() -> None:
     gc.set_threshold(100_000, 20, 20)
 
 
+def _lint_report(
+    fmt: str, *, quiet: bool, output: Path | None
+) -> Callable[[Sequence[Diagnostic], Path], None]:
+    """`lint`'s report: `_emit`'s, but a SARIF log is told the folder the paths are relative
+    to (known once the projects are found), to name files from the repository's root."""
+
+    def report(diagnostics: Sequence[Diagnostic], root: Path) -> None:
+        if fmt != "sarif":
+            _emit(diagnostics, fmt, quiet=quiet, output=output)
+            return
+        from sigspec.diagnostics.render import sarif
+
+        text = sarif.render([d for d in diagnostics if d.is_error or not quiet], False, root)
+        if output is None:
+            click.echo(text, nl=False)
+            return
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise click.FileError(str(output), exc.strerror or str(exc)) from None
+
+    return report
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @FORMAT_OPTION
 @OUTPUT_OPTION
 @PROVIDER_OPTION
 @QUIET_OPTION
+@click.option(
+    "--project",
+    is_flag=True,
+    help="Check the whole project of each given file (the nearest configuration above it: "
+    "its `sources`, else its folder; without one, the working directory), so that a change "
+    "that breaks a file importing it, or a name clash with another file, is found. Files "
+    "of several projects are checked each with its own; paths then start at the working "
+    "directory.",
+)
+@click.option(
+    "--warnings",
+    type=click.Choice(("show", "summary")),
+    default="show",
+    show_default=True,
+    help="`summary`: report the errors only, and count the warnings on standard error "
+    "(what the pre-commit hook does, so that warnings never bury an error).",
+)
 def lint(
+    *,
     paths: tuple[Path, ...],
     fmt: str,
     output: Path | None,
     providers: tuple[str, ...],
     quiet: bool,
+    project: bool,
+    warnings: str,
 ) -> None:
     """Check .sig files (and the files they import) for errors, and the chosen providers'
-    limits."""
+    limits. Exit 1 on errors (warnings alone: 0)."""
     from sigspec.commands import lint as command
 
     sys.exit(
         command.run(
             paths,
-            lambda diags: _emit(diags, fmt, quiet=quiet, output=output),
-            summary=fmt == "text" and not quiet,
+            _lint_report(fmt, quiet=quiet, output=output),
+            summary=(fmt == "text" or warnings == "summary") and not quiet,
             providers=tuple(dict.fromkeys(providers)),
+            project=project,
+            warnings=warnings,
         )
     )
 
