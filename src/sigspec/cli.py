@@ -101,22 +101,32 @@ def _emit(
     *,
     quiet: bool = False,
     output: Path | None = None,
+    root: Path | None = None,
 ) -> None:
     """Text diagnostics are for people: standard error, beside the data a command prints.
     A report in a machine format (json, sarif, github) is data: standard output, or the
-    file `output`. `quiet` keeps the errors only."""
+    file `output`. `quiet` keeps the errors only. `root` is the folder the paths are
+    relative to, when known (a SARIF log names files from its repository's root)."""
     from sigspec.diagnostics.render import renderer
 
     if quiet:
         diagnostics = [d for d in diagnostics if d.is_error]
+
+    def render(color: bool) -> str:
+        if fmt == "sarif":
+            from sigspec.diagnostics.render import sarif
+
+            return sarif.render(diagnostics, color, root)
+        return renderer(fmt)(diagnostics, color)
+
     if output is not None:
         try:
-            output.write_text(renderer(fmt)(diagnostics, False), encoding="utf-8")
+            output.write_text(render(False), encoding="utf-8")
         except OSError as exc:
             raise click.FileError(str(output), exc.strerror or str(exc)) from None
         return
     err = fmt == "text"
-    text = renderer(fmt)(diagnostics, err and _use_color(err))
+    text = render(err and _use_color(err))
     if text:
         click.echo(text, nl=False, err=err)
 
@@ -134,30 +144,6 @@ def main() -> None:
     # them in small generations frees nothing and cost 10-20% of a large compile (mypy raises
     # the threshold for the same reason).
     gc.set_threshold(100_000, 20, 20)
-
-
-def _lint_report(
-    fmt: str, *, quiet: bool, output: Path | None
-) -> Callable[[Sequence[Diagnostic], Path], None]:
-    """`lint`'s report: `_emit`'s, but a SARIF log is told the folder the paths are relative
-    to (known once the projects are found), to name files from the repository's root."""
-
-    def report(diagnostics: Sequence[Diagnostic], root: Path) -> None:
-        if fmt != "sarif":
-            _emit(diagnostics, fmt, quiet=quiet, output=output)
-            return
-        from sigspec.diagnostics.render import sarif
-
-        text = sarif.render([d for d in diagnostics if d.is_error or not quiet], False, root)
-        if output is None:
-            click.echo(text, nl=False)
-            return
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise click.FileError(str(output), exc.strerror or str(exc)) from None
-
-    return report
 
 
 @main.command()
@@ -200,7 +186,7 @@ def lint(
     sys.exit(
         command.run(
             paths,
-            _lint_report(fmt, quiet=quiet, output=output),
+            lambda diags, root: _emit(diags, fmt, quiet=quiet, output=output, root=root),
             summary=(fmt == "text" or warnings == "summary") and not quiet,
             providers=tuple(dict.fromkeys(providers)),
             project=project,
@@ -296,8 +282,8 @@ def compile_command(
         quiet=quiet,
     )
 
-    def report(diags: Sequence[Diagnostic]) -> None:
-        _emit(diags, fmt, quiet=quiet, output=output)
+    def report(diags: Sequence[Diagnostic], root: Path) -> None:
+        _emit(diags, fmt, quiet=quiet, output=output, root=root)
 
     if watch:
         sys.exit(command.watch(request, report, interval=interval))

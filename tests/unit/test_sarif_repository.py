@@ -83,3 +83,16 @@ def test_lint_names_files_from_the_repository_root(tmp_path: Path) -> None:
         [(uri, base)] = _uris(log)
         assert (uri, base) == ("services/api/sigs/bad%20file.sig", "REPOROOT")
         assert (tmp_path / unquote(uri)).is_file()
+
+
+def test_compile_names_files_from_the_repository_root(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    project = tmp_path / "services" / "api"
+    (project / "sigs").mkdir(parents=True)
+    (project / "sigspec.toml").write_text('sources = ["sigs"]\nout = "gen"\n')
+    (project / "sigs" / "bad file.sig").write_text(BAD)
+    result = run_cli("compile", "--format", "sarif", cwd=project)
+    assert result.returncode == 1, result.stderr
+    [(uri, base)] = _uris(json.loads(result.stdout))
+    assert (uri, base) == ("services/api/sigs/bad%20file.sig", "REPOROOT")
+    assert not (project / "gen").exists()

@@ -13,6 +13,9 @@ if TYPE_CHECKING:  # a command that reports nothing must not load the diagnostic
     from sigspec.semantics.ir import Signature
 
 Report = Callable[[Sequence["Diagnostic"]], None]
+# A report told the folder the findings' paths are relative to (a SARIF log names files from
+# the root of the repository holding it): `lint` and `compile`, which find the project root.
+RootedReport = Callable[[Sequence["Diagnostic"], Path], None]
 
 
 def load_named(

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from sigspec.commands import Report
+from sigspec.commands import RootedReport
 from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.output import OutputError
 
@@ -60,7 +60,7 @@ def plan(request: Request) -> Plan:
     )
 
 
-def run(request: Request, report: Report) -> int:
+def run(request: Request, report: RootedReport) -> int:
     try:
         p = plan(request)
         return _run(request, p, report)
@@ -76,7 +76,7 @@ def _fingerprint(p: Plan) -> dict[str, Any]:
     return config_record(selected(p.targets), p.options)
 
 
-def _run(request: Request, p: Plan, report: Report) -> int:
+def _run(request: Request, p: Plan, report: RootedReport) -> int:
     from sigspec.compiler import fresh, output
     from sigspec.compiler.paths import discover
 
@@ -106,7 +106,7 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     chosen = p.providers is not None
     front = judge((*p.config.warnings, *loaded.diagnostics), p.config.severity, chosen=chosen)
     if has_errors(front):
-        report(front)
+        report(front, p.root)
         return 1
     sources = [p.root / s.path for s in loaded.sources]
     inputs = fresh.inputs(sources, p.root)
@@ -124,7 +124,7 @@ def _run(request: Request, p: Plan, report: Report) -> int:
     everything = judge(
         (*p.config.warnings, *loaded.diagnostics, *found), p.config.severity, chosen=chosen
     )
-    report(everything)
+    report(everything, p.root)
     if not result.ok or has_errors(everything):
         return 1
     if request.check:
@@ -189,7 +189,7 @@ def _snapshot(request: Request) -> dict[str, tuple[int, int]]:
     return out
 
 
-def watch(request: Request, report: Report, *, interval: float) -> int:
+def watch(request: Request, report: RootedReport, *, interval: float) -> int:
     """Compile now and again after every change, until interrupted. Never stops on a broken
     file or configuration: the problem is reported and the next change tried."""
     import time

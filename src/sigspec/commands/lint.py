@@ -11,22 +11,19 @@ so checking the staged file and its imports alone would let such a change throug
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from sigspec.commands import RootedReport
+
 if TYPE_CHECKING:
     from sigspec.compiler.config import Config
     from sigspec.diagnostics import Diagnostic
     from sigspec.diagnostics.source import SourceFile
-
-
-# Reports the findings, whose paths are relative to the folder given (what a SARIF log names
-# files from).
-Report = Callable[[Sequence["Diagnostic"], Path], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +176,7 @@ def _check_given(paths: tuple[Path, ...], providers: tuple[str, ...]) -> Found |
 
 def run(
     paths: tuple[Path, ...],
-    report: Report,
+    report: RootedReport,
     *,
     summary: bool,
     providers: tuple[str, ...] = (),
