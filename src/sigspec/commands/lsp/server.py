@@ -27,6 +27,7 @@ from sigspec.commands.lsp.check import (
     internal_error,
     lint_document,
 )
+from sigspec.commands.lsp.edit import fixes_for, register
 from sigspec.commands.lsp.readers import Readers
 from sigspec.commands.lsp.schedule import Scheduler
 from sigspec.diagnostics import Diagnostic, Severity
@@ -95,6 +96,7 @@ def to_lsp(
             code=diagnostic.code,
             source="sigspec",
             related_information=related or None,
+            data=fixes_for(diagnostic, lines(text), codec),
         )
 
     return [one(d) for d in diagnostics]
@@ -250,6 +252,7 @@ def build_server(
         document = ls.workspace.get_text_document(params.text_document.uri)
         return format_edits(document.uri, document.source, document.lines)
 
+    register(server)
     return server
 
 
