@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sigspec.diagnostics.source import SourceFile
+from sigspec.syntax import ast
 from sigspec.syntax.fmt.run import format_source, reprint_difference
 from sigspec.syntax.parser import parse_module
 
@@ -30,12 +31,14 @@ class Replacement:
     text: str
 
 
-def regions(text: str) -> list[int] | None:
-    """The region boundaries of a text that parses: `[0, b1, ..., len(text)]`, one region
-    per declaration (one for a file without any); None when it does not parse."""
-    module, _ = parse_module(SourceFile("", text))
+def regions(text: str, module: ast.Module | None = None) -> list[int] | None:
+    """The region boundaries of a text that parses (`module`: its parse, when at hand):
+    `[0, b1, ..., len(text)]`, one region per declaration (one for a file without any);
+    None when it does not parse."""
     if module is None:
-        return None
+        module, _ = parse_module(SourceFile("", text))
+        if module is None:
+            return None
     bounds = [0]
     for before, decl in zip(module.decls, module.decls[1:], strict=False):
         after = text.find("\n", before.span.end)
@@ -59,7 +62,7 @@ def format_range(path: str, text: str, start: int, end: int) -> Replacement | No
     module, diags = parse_module(source)
     if result.text is None or result.text == text or module is None:
         return None
-    old, new = regions(text), regions(result.text)
+    old, new = regions(text, module), regions(result.text)
     if old is None or new is None or len(old) != len(new):
         return None  # the proof rules this out; kept as a guard, never an exception
     first, last = _touched(old, start, end)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sigspec.commands.lsp.project import View, load_view
+from sigspec.diagnostics.source import SourceFile
+from sigspec.syntax.parser import parse_module
 
 Stamp = tuple[tuple[str, int], ...]
 
@@ -74,10 +76,13 @@ class Views:
         """The view completion reads at `offset` of the document: of its text when that
         parses; else of its text with the cursor's line blanked (the half-written part);
         else the last in which it parsed; else the project without it."""
-        view = self.get(path, overlay, workspace)
-        if view.file_at(path) is not None or path not in overlay:
-            return view
-        text = overlay[path]
+        text = overlay.get(path)
+        with self._lock:
+            hit = self._recent.get((path, frozenset(overlay.items())))
+        if hit is not None and hit.view.file_at(path) is not None:
+            return self.get(path, overlay, workspace)  # (its files on disk are checked)
+        if text is None or parse_module(SourceFile(path.name, text))[0] is not None:
+            return self.get(path, overlay, workspace)
         start = text.rfind("\n", 0, offset) + 1
         end = text.find("\n", offset)
         end = len(text) if end < 0 else end
@@ -85,4 +90,5 @@ class Views:
         if blanked.file_at(path) is not None:
             return blanked
         with self._lock:
-            return self._parsed.get(path, view)
+            last = self._parsed.get(path)
+        return last if last is not None else self.get(path, overlay, workspace)
