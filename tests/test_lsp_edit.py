@@ -225,6 +225,24 @@ async def test_steps_and_tools_in_scope(editor: Editor) -> None:
     assert by_label(steps, "second").detail == "signature second(y :string) -> :string"
 
 
+@pytest.mark.asyncio
+async def test_completion_and_suppression_after_an_emoji(editor: Editor) -> None:
+    text = 'signature f(x :string @format("iri") "😀 👍", y :st) -> :string\n'
+    uri = editor.open("a.sig", text)
+    items = await complete(editor, uri, ":st)", 3)
+    edit = by_label(items, "string").text_edit
+    assert isinstance(edit, lsp.TextEdit)
+    assert edit.range == lsp.Range(editor.at(uri, ":st)", 1), editor.at(uri, ":st)", 3))
+    text = apply(text, [edit])
+    assert text == 'signature f(x :string @format("iri") "😀 👍", y :string) -> :string\n'
+    editor.change(uri, text)
+    [found] = await editor.diagnostics(uri)
+    assert found.code == "unchecked-format"
+    [action] = [a for a in await actions(editor, uri, [found]) if a.title.startswith("Suppress")]
+    editor.change(uri, apply(text, edits_of(action, uri)))
+    assert await editor.diagnostics(uri) == []
+
+
 # ---- code actions ----------------------------------------------------------------------------
 
 
@@ -343,7 +361,7 @@ type   A = :int     # trailing
 
 
 ## doc of f
-signature f(  x :int  ,y   :string) -> {a :int,b :string}
+signature f(  x :int "😀"  ,y   :string) -> {a :int,b :string}
 type B={x :int}
 """
 
@@ -353,7 +371,7 @@ async def test_range_formatting_touches_only_its_declarations(editor: Editor) ->
     uri = editor.open("a.sig", MESSY)
     params = lsp.DocumentRangeFormattingParams(
         editor.document(uri),
-        lsp.Range(editor.at(uri, "x :int  ,"), editor.at(uri, "x :int  ,", 2)),
+        lsp.Range(editor.at(uri, ",y"), editor.at(uri, ",y", 1)),
         lsp.FormattingOptions(tab_size=2, insert_spaces=True),
     )
     edits = await editor.client.text_document_range_formatting_async(params)
@@ -364,7 +382,7 @@ async def test_range_formatting_touches_only_its_declarations(editor: Editor) ->
     new_tail = result.index("type B")
     assert result[:head] == MESSY[:head]  # above: byte-identical
     assert result[new_tail:] == MESSY[tail:]  # below: byte-identical
-    assert "signature f(x :int, y :string) -> {a :int, b :string}\n" in result
+    assert 'signature f(x :int "😀", y :string) -> {a :int, b :string}\n' in result
     # Each declaration formatted in turn gives the whole file's format.
     whole = format_source(SourceFile("a.sig", MESSY)).text
     for needle in ("type   A", "## doc", "type B"):

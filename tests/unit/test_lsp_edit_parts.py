@@ -249,6 +249,13 @@ def test_a_suppression_silences_its_diagnostic_and_lints_clean(
     assert sorted(c for c, _ in after) == sorted(others)
 
 
+def test_a_suppression_keeps_the_line_ends() -> None:
+    text = 'signature f(\r\n  x :string @format("iri")\r\n) -> :string\r\n'
+    edited = suppressed(text, "unchecked-format", 2)
+    assert "\n" not in edited.replace("\r\n", "")
+    assert lint(edited) == []
+
+
 def test_a_second_code_joins_the_suppression_on_the_line() -> None:
     text = (
         'signature f(x :string @format("iri")) -> :string  # sigspec: ignore[reserved-name] why\n'

@@ -131,7 +131,8 @@ def suppression(text: str, line: int, code: str) -> Edit | None:
     body = source.line_text(line)
     indent = body[: len(body) - len(body.lstrip())]
     comment = f"# sigspec: ignore[{code}] {REASON}"
-    above = Edit(start, start, f"{indent}{comment}\n")
+    newline = "\r\n" if text.startswith("\r\n", end) else "\n"
+    above = Edit(start, start, f"{indent}{comment}{newline}")
     after = Edit(end, end, f"  {comment}" if body.strip() else comment)
     candidates = [(after, line)]
     if body.strip() and not body.lstrip().startswith(("@", "#")):
