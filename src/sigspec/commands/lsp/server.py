@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec
 
+from sigspec.commands.lsp import edit
 from sigspec.commands.lsp.check import (
     Checked,
     Snapshot,
@@ -27,7 +28,6 @@ from sigspec.commands.lsp.check import (
     internal_error,
     lint_document,
 )
-from sigspec.commands.lsp.edit import fixes_for, register
 from sigspec.commands.lsp.readers import Readers
 from sigspec.commands.lsp.schedule import Scheduler
 from sigspec.diagnostics import Diagnostic, Severity
@@ -96,7 +96,7 @@ def to_lsp(
             code=diagnostic.code,
             source="sigspec",
             related_information=related or None,
-            data=fixes_for(diagnostic, lines(text), codec),
+            data=edit.fixes_for(diagnostic, lines(text), codec),
         )
 
     return [one(d) for d in diagnostics]
@@ -252,7 +252,7 @@ def build_server(
         document = ls.workspace.get_text_document(params.text_document.uri)
         return format_edits(document.uri, document.source, document.lines)
 
-    register(server)
+    edit.register(server)
     return server
 
 
