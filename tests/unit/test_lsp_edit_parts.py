@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from test_fmt_roundtrip import CASES, EXAMPLES, GENERATED, LAYOUTS, _corpus_text, _parses, sig_files
 
+from sigspec.commands.lsp import context
 from sigspec.commands.lsp.actions import REASON, read_fixes, suppressible, suppression
 from sigspec.commands.lsp.complete import SNIPPETS, complete
 from sigspec.commands.lsp.context import Context, context_at
@@ -104,6 +105,41 @@ def test_a_template_context() -> None:
     text = '@prompt("{{{na'
     found = context_at(text, len(text))
     assert (found.sigil, found.closed, found.start) == ("{", False, len(text) - 2)
+
+
+TRICKY = '''\
+type A = {
+type :string,
+  b :int @min(1)
+}
+@prompt("""
+@mention {{x}}
+type this # not a comment
+signature not_one(
+""")
+signature f(x :string "# not a comment either") -> {
+  y [A],
+  z :string @format("date")
+}
+pipeline p = f |> f
+'''
+
+
+@pytest.mark.parametrize("path", [*EXAMPLES, None], ids=lambda p: p.name if p else "tricky")
+def test_reading_from_the_declaration_is_reading_the_whole(
+    path: Path | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scan from the last declaration head reads as the scan of the whole text does,
+    at every offset, strings and comments holding what looks like a head included."""
+    text = path.read_text(encoding="utf-8") if path is not None else TRICKY
+    short = [context_at(text, offset) for offset in range(len(text) + 1)]
+    monkeypatch.setattr(context, "_scan_start", lambda text, offset: 0)
+    whole = [context_at(text, offset) for offset in range(len(text) + 1)]
+    assert short == whole
+    kinds = {c.kind for c in whole}
+    assert kinds >= {"none", "type", "attribute"}
+    if path is None:
+        assert kinds >= {"template", "primitive", "step"}
 
 
 # ---- the items ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ at the start of a line starts afresh, so a broken declaration above does not con
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -34,6 +35,9 @@ _KEYWORDS = frozenset({"signature", "tool", "type", "pipeline", "import"})
 _TEMPLATES = frozenset({"prompt", "system"})
 _NEXT_DECL = re.compile(r"(?m)^[ \t]*(signature|tool|type|pipeline|import)\b")
 _NEXT_SIGNATURE = re.compile(r"(?m)^[ \t]*(?:signature|tool)[ \t]+([A-Za-z_][A-Za-z0-9_-]*)")
+_HEAD = re.compile(r"(?m)^(?:(?:signature|tool|type|pipeline|import)(?![A-Za-z0-9_-])|@)")
+# Strings and comments, matched from the left as the tokens are: a head inside one is none.
+_SKIPPED = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)|"(?:[^"\\\n]|\\.)*"?|\#[^\n]*')
 _TAG = re.compile(r"\{\{\s*([#^/])\s*([A-Za-z_.][A-Za-z0-9_.-]*)\s*\}\}")
 _TAG_WORD = re.compile(r"[A-Za-z0-9_.-]*\Z")
 
@@ -67,16 +71,32 @@ class _Open:
     attr: str = ""  # for "attr": the attribute's name
 
 
-def tokens(text: str) -> list[Token]:
-    """The tokens of `text` (spaces and comments included), an open string at the end whole."""
-    return [
-        Token(m.lastgroup or "punct", m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)
-    ]
+def tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
+    """The tokens of `text[start:end]` (spaces and comments included), an open string at the
+    end whole; offsets are into `text`."""
+    found = _TOKEN.finditer(text, start, len(text) if end is None else end)
+    return [Token(m.lastgroup or "punct", m.group(), m.start(), m.end()) for m in found]
+
+
+def _scan_start(text: str, offset: int) -> int:
+    """Where to start reading for the cursor at `offset`: the last declaration keyword or
+    attribute at the start of a line before it, outside strings and comments (the scan
+    starts afresh there anyway), so a long file is not read whole on every keystroke."""
+    heads = [m.start() for m in _HEAD.finditer(text, 0, offset)]
+    if not heads:
+        return 0
+    skipped = [(m.start(), m.end()) for m in _SKIPPED.finditer(text, 0, offset)]
+    starts = [a for a, _ in skipped]
+    for head in reversed(heads):
+        index = bisect.bisect_right(starts, head) - 1
+        if index < 0 or skipped[index][1] <= head:
+            return head
+    return 0
 
 
 def context_at(text: str, offset: int) -> Context:
     """The completion context at code-point `offset` of `text`."""
-    every = tokens(text[:offset])
+    every = tokens(text, _scan_start(text, offset), offset)
     last = every[-1] if every else None
     if last is not None and last.kind in ("comment", "number", "string", "triple"):
         return Context("none")
