@@ -123,7 +123,10 @@ async def test_in_a_type_position_the_types_in_scope(editor: Editor) -> None:
     items = await complete(editor, uri, "(x ", 3)
     names = labels(items)
     assert {"Sentiment", "Other_Name", "Own", ":string", ":int"} <= set(names)
-    assert "Hidden" not in names  # declared in a file a.sig does not import
+    # Declared in a file a.sig does not import: offered last, with the import.
+    hidden = by_label(items, "Hidden")
+    assert hidden.additional_text_edits
+    assert (hidden.sort_text or "") > (by_label(items, ":any").sort_text or "")
     assert names.count("Other_Name") + names.count("Other-Name") == 1  # folded: shown once
     assert "min" not in names and "prompt" not in names
     sentiment = by_label(items, "Sentiment")
@@ -134,6 +137,33 @@ async def test_in_a_type_position_the_types_in_scope(editor: Editor) -> None:
     # Declared types come before the primitives.
     assert sorted(names, key=lambda n: by_label(items, n).sort_text or "")[0] != ":any"
     assert by_label(items, "Own").sort_text < by_label(items, ":string").sort_text  # type: ignore[operator]
+
+
+@pytest.mark.asyncio
+async def test_a_name_from_a_file_not_imported_brings_its_import(editor: Editor) -> None:
+    editor.write("sub/deep.sig", "## Deep down.\ntype Deep = {x :int}\n")
+    editor.write("cyclic.sig", 'import "a.sig"\n\ntype Cyclic = :int\n')
+    text = "# header\n\n## The doc.\nsignature f(x ) -> :string\n"
+    uri = editor.open("a.sig", text)
+    items = await complete(editor, uri, "(x ", 3)
+    assert "Cyclic" not in labels(items)  # importing cyclic.sig would close a cycle
+    deep = by_label(items, "Deep")
+    assert deep.detail == 'type Deep = {x :int}  (adds import "sub/deep.sig")'
+    assert deep.text_edit is not None and deep.additional_text_edits is not None
+    applied = apply(text, [deep.text_edit, *deep.additional_text_edits])
+    assert applied == (
+        '# header\n\nimport "sub/deep.sig"\n\n## The doc.\nsignature f(x Deep) -> :string\n'
+    )
+    editor.change(uri, applied)
+    assert await editor.diagnostics(uri) == []
+    # A second one goes below the first import.
+    editor.write("other.sig", "type Other = :int\n")
+    editor.change(uri, applied.replace("(x Deep)", "(x Deep, y )"))
+    other = by_label(await complete(editor, uri, "y )", 2), "Other")
+    assert other.additional_text_edits is not None
+    [line] = other.additional_text_edits
+    assert line.new_text == 'import "other.sig"\n'
+    assert line.range.start == lsp.Position(3, 0)
 
 
 @pytest.mark.asyncio

@@ -13,7 +13,7 @@ from test_fmt_roundtrip import CASES, EXAMPLES, GENERATED, LAYOUTS, _corpus_text
 
 from sigspec.commands.lsp import context
 from sigspec.commands.lsp.actions import REASON, read_fixes, suppressible, suppression
-from sigspec.commands.lsp.complete import SNIPPETS, complete
+from sigspec.commands.lsp.complete import SNIPPETS, complete, import_insertion
 from sigspec.commands.lsp.context import Context, context_at
 from sigspec.commands.lsp.edit import plain
 from sigspec.commands.lsp.ranges import format_range, regions
@@ -191,6 +191,25 @@ def test_no_view_offers_no_names() -> None:
     )
     assert complete(Context("step", 0, 0), None, Path("/x.sig"), "") == []
     assert complete(Context("none", 0, 0), None, Path("/x.sig"), "") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", 'import "x.sig"\n'),
+        ("# only a comment", '# only a comment\nimport "x.sig"\n'),
+        ("type A = :int\n", 'import "x.sig"\n\ntype A = :int\n'),
+        ("# head\n\n## doc\n@deprecated\ntype A = :int\n", '# head\n\nimport "x.sig"\n\n## doc\n'),
+        ('import "a.sig"\nimport "b.sig"\n\ntype A = :int\n', 'import "b.sig"\nimport "x.sig"\n\n'),
+        ('import "a.sig"', 'import "a.sig"\nimport "x.sig"'),
+    ],
+)
+def test_where_an_import_goes(text: str, expected: str) -> None:
+    at, line = import_insertion(text, "x.sig")
+    edited = text[:at] + line + text[at:]
+    assert expected in edited
+    if parse_module(SourceFile("a.sig", text))[0] is not None:
+        assert parse_module(SourceFile("a.sig", edited))[0] is not None
 
 
 # ---- fixes the client sends back ---------------------------------------------------------------

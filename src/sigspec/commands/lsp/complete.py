@@ -1,15 +1,17 @@
 """Completion items: what may be written at the cursor (`context.py`) from what the project
 declares (`project.View`). Free of pygls: items are plain data the server converts.
 
-Names come from the declarations the document sees (itself and its imports); a name declared
-in a file it does not import is not offered, since using it needs an import, and an import
-can close a cycle (`import-cycle`) or change what other names mean: the unknown-type
-diagnostic names the file to import instead. Names that fold to one (`-` and `_`) are offered
-once, the first declaration's spelling.
+Names come from the declarations the document sees (itself and its imports) first; then
+those of the project's other files, each with the `import` line to add (relative to the
+document), except where that import would close a cycle (`import-cycle`: the file imports
+the document already, directly or not). Names that fold to one (`-` and `_`) are offered
+once, the first declaration's spelling (a visible one before one needing an import).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -34,6 +36,7 @@ class Item:
     sort: str  # the order the client shows items in before the user types more
     text: str  # what replaces the context's [start, end)
     snippet: bool = False  # `text` holds snippet placeholders (`${1:0}`)
+    imports: str | None = None  # a path to import for the name to be visible
 
 
 _PRIMITIVE_DOCS: Mapping[ast.PrimKind, str] = ast.per_primitive(
@@ -135,18 +138,21 @@ def _attributes(place: str | None) -> Iterator[Item]:
 
 
 def _named(view: View | None, path: Path, text: str, kind: str, group: str) -> list[Item]:
-    """The declarations of `kind` the document sees, each name once (after folding)."""
+    """The declarations of `kind`, each name once (after folding): those the document sees,
+    then those of files it could import (with the import to add)."""
     if view is None:
         return []
     seen: set[str] = set()
     items: list[Item] = []
-    for file, decl in _visible(view, path, text):
-        decl_kind = _kind(decl)
-        if decl_kind != kind or ir.fold(decl.name) in seen:
+    for file, decl, importing in _declarations(view, path, text):
+        if _kind(decl) != kind or ir.fold(decl.name) in seen:
             continue
         seen.add(ir.fold(decl.name))
         detail = _detail(view.project, decl, file)
-        items.append(Item(decl.name, kind, detail, decl.doc, f"{group}{decl.name}", decl.name))
+        if importing is not None:
+            detail = f'{detail}  (adds import "{importing}")'
+        order = f"{group if importing is None else '2'}{decl.name}"
+        items.append(Item(decl.name, kind, detail, decl.doc, order, decl.name, False, importing))
     return items
 
 
@@ -158,24 +164,43 @@ def _kind(decl: Named) -> str:
     return decl.kind
 
 
-def _visible(view: View, path: Path, text: str) -> Iterator[tuple[ParsedFile, Named]]:
-    """The named declarations the document sees: its own first, then its imports'. When the
-    view does not hold the document (its text did not parse), its imports are read from the
-    text."""
+def _declarations(
+    view: View, path: Path, text: str
+) -> Iterator[tuple[ParsedFile, Named, str | None]]:
+    """The named declarations of the project: those the document sees (its own first) with
+    None, then the others with the import that would make them visible, unless that import
+    would close a cycle. When the view does not hold the document (its text did not parse),
+    its imports are read from the text."""
     own = view.file_at(path)
-    if own is not None:
-        visible = own.visible
-        first = own.source.path
-    else:
-        first = path.relative_to(view.root).as_posix() if path.is_relative_to(view.root) else ""
-        visible = frozenset({first, *_imports(view, path, text)})
-    files = sorted(
-        (f for f in view.files if f.source.path in visible), key=lambda f: f.source.path != first
-    )
+    first = path.relative_to(view.root).as_posix() if path.is_relative_to(view.root) else ""
+    visible = own.visible if own is not None else frozenset({first, *_imports(view, path, text)})
+    files = sorted(view.files, key=lambda f: (f.source.path not in visible, f.source.path != first))
     for file in files:
+        importing: str | None = None
+        if file.source.path not in visible:
+            if _reaches(view, file.source.path, first):
+                continue
+            importing = os.path.relpath(view.root / file.source.path, path.parent)
+            importing = Path(importing).as_posix()
         for decl in file.module.decls:
             if not isinstance(decl, ast.ImportDecl):
-                yield file, decl
+                yield file, decl, importing
+
+
+def _reaches(view: View, start: str, target: str) -> bool:
+    """Does the file `start` import `target`, directly or not? (Importing `start` from
+    `target` would then close a cycle.)"""
+    edges = {f.source.path: f.visible for f in view.files}
+    stack, seen = [start], {start}
+    while stack:
+        current = stack.pop()
+        if current == target:
+            return True
+        for following in edges.get(current, ()):
+            if following not in seen:
+                seen.add(following)
+                stack.append(following)
+    return False
 
 
 def _imports(view: View, path: Path, text: str) -> Iterator[str]:
@@ -324,3 +349,26 @@ def _field(fields: tuple[ir.Field, ...], dotted: str, types: Types) -> ir.TypeRe
         inner = strip_optional(found, types)
         current = inner.fields if isinstance(inner, ir.MapOf) else ()
     return found
+
+
+# ---- the import a name needs ----------------------------------------------------------------
+
+_IMPORT_LINE = re.compile(r'(?m)^[ \t]*import[ \t]+"[^"\n]*"[^\n]*(?:\n|\Z)')
+_FIRST_CODE = re.compile(r"(?m)^[ \t]*(?:##|[^#\s])")
+
+
+def import_insertion(text: str, target: str) -> tuple[int, str]:
+    """Where the line importing `target` goes in `text`, and what to insert there: after the
+    last import; else above the first declaration (its doc comment and attributes), a
+    blank line after it; else at the end."""
+    line = f"import {json.dumps(target, ensure_ascii=False)}"
+    found = list(_IMPORT_LINE.finditer(text))
+    last = found[-1] if found else None
+    if last is not None:
+        at = last.end()
+        return at, (line + "\n") if text[at - 1 : at] == "\n" else f"\n{line}"
+    first = _FIRST_CODE.search(text)
+    if first is not None:
+        return first.start(), f"{line}\n\n"
+    separator = "" if not text or text.endswith("\n") else "\n"
+    return len(text), f"{separator}{line}\n"

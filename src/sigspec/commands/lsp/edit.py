@@ -25,7 +25,7 @@ from sigspec.commands.lsp.actions import (
     suppressible,
     suppression,
 )
-from sigspec.commands.lsp.complete import Item, complete
+from sigspec.commands.lsp.complete import Item, complete, import_insertion
 from sigspec.commands.lsp.context import context_at
 from sigspec.commands.lsp.ranges import format_range
 from sigspec.commands.lsp.views import Views
@@ -115,11 +115,19 @@ def register(server: LanguageServer) -> None:
         workspace = Path(root).resolve() if root else None
         view = await asyncio.to_thread(views.for_completion, path, overlay, workspace, offset)
         items = complete(context, view, path, text)
-        where = range_of(document.lines, document.position_codec, context.start, context.end)
+        lines, codec = document.lines, document.position_codec
+        where = range_of(lines, codec, context.start, context.end)
         snippets, markdown = _snippets(ls)
-        return lsp.CompletionList(
-            is_incomplete=False, items=[_item(i, where, snippets, markdown) for i in items]
-        )
+        out = []
+        for item in items:
+            converted = _item(item, where, snippets, markdown)
+            if item.imports is not None:
+                at, line = import_insertion(text, item.imports)
+                converted.additional_text_edits = [
+                    lsp.TextEdit(range_of(lines, codec, at, at), line)
+                ]
+            out.append(converted)
+        return lsp.CompletionList(is_incomplete=False, items=out)
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[QUICK_FIX])
