@@ -324,6 +324,11 @@ async def test_data_the_server_did_not_write_is_ignored(editor: Editor) -> None:
         )
         titles = [a.title for a in await actions(editor, uri, [foreign])]
         assert titles == ["Suppress `unknown-primitive` on this line"]
+    # A client asking for other kinds of actions gets none of these.
+    for only, count in (([lsp.CodeActionKind.Refactor], 0), ([lsp.CodeActionKind.QuickFix], 2)):
+        context = lsp.CodeActionContext(diagnostics=[found], only=only)
+        params = lsp.CodeActionParams(editor.document(uri), found.range, context)
+        assert len(await editor.client.text_document_code_action_async(params) or []) == count
     # A fix whose text changed since it was published is not offered.
     editor.change(uri, "signature f(x :integr) -> :string\n")
     titles = [a.title for a in await actions(editor, uri, [found])]
