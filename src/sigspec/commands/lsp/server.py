@@ -27,7 +27,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import PositionCodec
 
-from sigspec.commands.lsp import navigation
+from sigspec.commands.lsp import edit, navigation
 from sigspec.commands.lsp.check import (
     Checked,
     Snapshot,
@@ -106,6 +106,7 @@ def to_lsp(
             code=diagnostic.code,
             source="sigspec",
             related_information=related or None,
+            data=edit.fixes_for(diagnostic, lines(text), codec),
         )
 
     return [one(d) for d in diagnostics]
@@ -392,6 +393,7 @@ def build_server(
         return format_edits(document.uri, document.source, document.lines)
 
     navigation.register(server, session)
+    edit.register(server)
     return server
 
 
