@@ -30,7 +30,7 @@ class Client(LanguageClient):  # type: ignore[misc]
 
     published: dict[str, list[lsp.PublishDiagnosticsParams]]
     registrations: list[lsp.Registration]  # what the server registered dynamically
-    capabilities: lsp.ServerCapabilities  # what the server answered to `initialize`
+    server_capabilities: lsp.ServerCapabilities  # what the server answered to `initialize`
 
 
 def _publish(client: Client, params: lsp.PublishDiagnosticsParams) -> None:
@@ -143,7 +143,7 @@ async def sigspec_lsp(lsp_client: Client, tmp_path: Path) -> AsyncIterator[None]
             workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
         )
     )
-    lsp_client.capabilities = result.capabilities
+    lsp_client.server_capabilities = result.capabilities
     yield
     await lsp_client.shutdown_session()
 

@@ -85,7 +85,7 @@ type Other-Name = :int
 
 @pytest.mark.asyncio
 async def test_the_server_advertises_what_it_answers(editor: Editor) -> None:
-    capabilities = editor.client.capabilities
+    capabilities = editor.client.server_capabilities
     assert capabilities.completion_provider is not None
     assert set(capabilities.completion_provider.trigger_characters or ()) >= {":", "@", "{", "("}
     assert isinstance(capabilities.code_action_provider, lsp.CodeActionOptions)

@@ -152,7 +152,7 @@ def _edits_by_uri(edit: lsp.WorkspaceEdit) -> dict[str, list[lsp.TextEdit]]:
 
 @pytest.mark.asyncio
 async def test_the_server_advertises_navigation_and_hover(editor: Editor) -> None:
-    found = editor.client.capabilities
+    found = editor.client.server_capabilities
     assert found.definition_provider
     assert found.references_provider
     assert found.hover_provider

@@ -10,7 +10,7 @@ from lsp_editor import Editor
 
 @pytest.mark.asyncio
 async def test_the_server_says_what_it_can_do(editor: Editor) -> None:
-    result = editor.client.capabilities
+    result = editor.client.server_capabilities
     assert result.document_formatting_provider
 
 
