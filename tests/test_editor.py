@@ -381,3 +381,12 @@ def test_vscodeignore_keeps_only_what_the_extension_needs() -> None:
     assert {"extension.vsixmanifest", "[Content_Types].xml"} <= set(listed)
     for name in kept - {"dist/extension.js", "dist/extension.js.map"}:  # `npm run bundle`
         assert (EXTENSION / name).is_file(), name
+
+
+def test_the_extension_is_versioned_with_sigspec() -> None:
+    """A .vsix names the sigspec release it was built with (the lock file agrees)."""
+    from sigspec.infra.version import VERSION
+
+    manifest = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((EXTENSION / "package-lock.json").read_text(encoding="utf-8"))
+    assert manifest["version"] == lock["version"] == lock["packages"][""]["version"] == VERSION
