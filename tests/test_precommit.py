@@ -1,10 +1,13 @@
-"""The hooks of .pre-commit-hooks.yaml, run by the real `pre-commit try-repo` against a
-temporary git repository (pre-commit installs sigspec from this checkout into its own venv)."""
+"""The hooks of .pre-commit-hooks.yaml, run by the real `pre-commit` against temporary git
+repositories. pre-commit installs sigspec from this checkout, as `pre-commit try-repo` would
+(uncommitted changes included), once for the whole module: `try-repo` would install it anew
+for every run."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,13 +23,45 @@ def pre_commit() -> str:
     return str(local) if local.exists() else "pre-commit"
 
 
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("pre-commit-home")  # one install of the hooks per run
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    """A pre-commit home whose configuration pins the hooks to a commit of this checkout as
+    it is on disk: a clone with the working tree's changes copied in and committed."""
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    shadow = home / "sigspec"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(shadow)], check=True)
+    listed = git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    for name in filter(None, listed.split("\0")):
+        source, target = ROOT / name, shadow / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        elif target.is_file():  # deleted in the working tree
+            target.unlink()
+    git(shadow, "add", "-A")
+    git(
+        shadow,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "commit",
+        "-qm",
+        "working tree",
+        "--allow-empty",
+    )
+    rev = git(shadow, "rev-parse", "HEAD").strip()
+    hooks = ("sigspec-lint", "sigspec-fmt", "sigspec-check")
+    (home / "config.yaml").write_text(
+        f"repos:\n  - repo: {shadow.as_uri()}\n    rev: {rev}\n    hooks:\n"
+        + "".join(f"      - id: {hook}\n" for hook in hooks)
+    )
+    return home
 
 
 @pytest.fixture
@@ -47,8 +82,9 @@ def run_hook(
 ) -> subprocess.CompletedProcess[str]:
     """The hook over every file, or (`staged`) over the staged files only, as at commit."""
     env = {**os.environ, "PRE_COMMIT_HOME": str(home)}
+    config = str(home / "config.yaml")
     return subprocess.run(
-        [pre_commit(), "try-repo", str(ROOT), hook, *(() if staged else ("--all-files",))],
+        [pre_commit(), "run", "-c", config, hook, *(() if staged else ("--all-files",))],
         cwd=repo,
         env=env,
         capture_output=True,
