@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate
 
 from sigspec.commands.lsp import hover, navigate
-from sigspec.commands.lsp.loaded import Loaded, Views
 from sigspec.commands.lsp.symbols import Reference
+from sigspec.commands.lsp.views import Loaded, Views
 from sigspec.lower.views import Lowered
 
 HERE = Path(__file__).resolve().parent
