@@ -9,9 +9,9 @@ from pathlib import Path
 
 from sigspec import load
 from sigspec.commands.lsp import hover, navigate, outline
-from sigspec.commands.lsp.loaded import Loaded, Views
 from sigspec.commands.lsp.project import load_view
 from sigspec.commands.lsp.symbols import ImportPath, PrimitiveUse, Reference
+from sigspec.commands.lsp.views import Loaded, Views
 from sigspec.lower.views import Lowered
 from sigspec.semantics.ir import fold
 

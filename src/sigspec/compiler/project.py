@@ -182,6 +182,7 @@ class _Reading:
     overlay: Overlay
     limits: SourceLimits
     parses: Parses | None = None  # read only while reading (a forked child's copy is lost)
+    parallel: bool = True  # may fork to parse on both cores
 
 
 def _read_one(path: Path, how: _Reading) -> Parsed:
@@ -203,7 +204,7 @@ def _read_one(path: Path, how: _Reading) -> Parsed:
 
 def _read_many(paths: list[Path], how: _Reading) -> list[Parsed]:
     """Read and parse, on both cores when there are many files (parsing is most of lint)."""
-    if len(paths) < PARALLEL_FROM or how.parses:  # parsed before: most will be known
+    if len(paths) < PARALLEL_FROM or how.parses or not how.parallel:  # parses: most known
         return [_read_one(p, how) for p in paths]
     from sigspec.infra.parallel import fork_map
 
@@ -322,6 +323,7 @@ def load(
     limits: SourceLimits | None = None,
     *,
     parses: Parses | None = None,
+    parallel: bool = True,
 ) -> LoadResult:
     """Read, parse, resolve and check the given .sig files and folders (and their imports).
 
@@ -332,6 +334,9 @@ def load(
     contents on disk. `limits` bound each file's size and declarations (default: the
     configuration's `[limits]`, else `syntax.limits`' defaults). `parses`, when given, holds
     what files were parsed to before (see `Parses`) and is left holding this load's files.
+    `parallel=False` never forks (many files are otherwise parsed on both cores by a forked
+    child): a multi-threaded caller such as the language server must pass it, as a child
+    forked from a process running threads can deadlock on a lock another thread held.
     """
     given = [Path(p) for p in paths]
     root = (root or common_root(given)).resolve()
@@ -349,7 +354,7 @@ def load(
             refused.append(_refusal(candidate, target, problem, root))
         else:
             roots.setdefault(target)
-    how = _Reading(root, allowed, overlay or {}, limits or configured_limits, parses)
+    how = _Reading(root, allowed, overlay or {}, limits or configured_limits, parses, parallel)
     graph = _read_all(list(roots), how)
     if parses is not None:
         parses.clear()

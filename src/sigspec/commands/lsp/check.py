@@ -78,7 +78,7 @@ def lint_document(snapshot: Snapshot) -> Checked:
     """The document's findings from checking it and its imports, buffers over the disk."""
     root = project_root(snapshot.path, snapshot.workspace)
     shown = display_path(snapshot.path, root)
-    result = load([snapshot.path], root=root, overlay=snapshot.overlay)
+    result = load([snapshot.path], root=root, overlay=snapshot.overlay, parallel=False)
     config = configured(snapshot.path)
     found = apply_severity(result.diagnostics, config.severity if config is not None else {})
     return Checked(

@@ -95,9 +95,9 @@ def fixes_for(diagnostic: Diagnostic, lines: Sequence[str], codec: PositionCodec
 # ---- the features ----------------------------------------------------------------------------
 
 
-def register(server: LanguageServer) -> None:
-    """Add completion, code actions and range formatting to the server."""
-    views = Views()
+def register(server: LanguageServer, views: Views) -> None:
+    """Add completion, code actions and range formatting to the server; `views` is the
+    session's cache of loaded projects (shared with navigation)."""
 
     @server.feature(
         lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=TRIGGERS)

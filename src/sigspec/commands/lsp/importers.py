@@ -78,7 +78,13 @@ def check_importers(snapshot: Snapshot, parses: dict[Path, Parses] | None = None
         return Importers(root, ())
     sources = members(project_sources(snapshot.path, root))
     cache = parses.setdefault(root, {}) if parses is not None else None
-    result = load([snapshot.path, *sources], root=root, overlay=snapshot.overlay, parses=cache)
+    result = load(
+        [snapshot.path, *sources],
+        root=root,
+        overlay=snapshot.overlay,
+        parses=cache,
+        parallel=False,  # the server's process runs threads: a fork could deadlock
+    )
     severity = config.severity if config is not None else {}
     # The loader named each file from its resolved path: joining undoes it, no link to read.
     where = {s.path: Path(os.path.normpath(root / s.path)) for s in result.sources}

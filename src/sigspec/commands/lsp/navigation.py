@@ -1,6 +1,6 @@
 """The LSP side of navigation and hover: definition, references, prepareRename and rename,
 document and workspace symbols, hover. Each request freezes the open buffers on the event
-loop, asks the project's loaded view (`loaded.py`, kept while nothing changed) off it, and
+loop, asks the project's loaded view (`views.py`, kept while nothing changed) off it, and
 converts code-point offsets to the client's position encoding (UTF-16 unless it chose
 otherwise) and back. The answers themselves come from `navigate`, `outline` and `hover`.
 """
@@ -21,7 +21,7 @@ from pygls.workspace import PositionCodec
 
 from sigspec.commands.lsp import hover as hovers
 from sigspec.commands.lsp import navigate, outline
-from sigspec.commands.lsp.loaded import Loaded, Views
+from sigspec.commands.lsp.views import Loaded, Views
 from sigspec.diagnostics.source import SourceFile, Span
 
 if TYPE_CHECKING:
@@ -99,10 +99,10 @@ class _Navigator:
     """What every request needs: the open documents (read on the event loop) and the
     loaded projects (asked off it)."""
 
-    def __init__(self, server: LanguageServer, session: _Session) -> None:
+    def __init__(self, server: LanguageServer, session: _Session, views: Views) -> None:
         self.server = server
         self.session = session
-        self.views = Views()
+        self.views = views
 
     def _frozen(self) -> tuple[dict[Path, str], dict[Path, str], Path | None, _Client]:
         """On the event loop: the buffers, their URIs, the workspace folder, the client."""
@@ -152,9 +152,10 @@ class _Navigator:
         return await asyncio.get_running_loop().run_in_executor(None, work)
 
 
-def register(server: LanguageServer, session: _Session) -> None:
-    """Navigation and hover on `server`; `session` knows the open documents."""
-    navigator = _Navigator(server, session)
+def register(server: LanguageServer, session: _Session, views: Views) -> None:
+    """Navigation and hover on `server`; `session` knows the open documents, `views` is the
+    session's cache of loaded projects (shared with completion)."""
+    navigator = _Navigator(server, session, views)
     for method, options, answer in _REQUESTS:
         server.feature(method, options)(navigator.handler(answer))
 

@@ -11,6 +11,10 @@ A change or save also checks the project's files that import the document and ar
 version and cleared once they stop importing it, are deleted or are clean; an opened file's
 own check takes over. `.sig` files changed on disk (`workspace/didChangeWatchedFiles`,
 registered when the client can) recheck the open documents and shown importers reading them.
+
+Navigation, hover, completion and workspace symbols read one cache of loaded projects per
+session (`views.py`), which reuses the parses of the importers' checks; a change on disk the
+client reports makes every kept project stale.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from sigspec.commands.lsp.files import client_uri, watch_files
 from sigspec.commands.lsp.importers import Imported, Importers, Shown, check_importers
 from sigspec.commands.lsp.readers import Readers
 from sigspec.commands.lsp.schedule import Scheduler
+from sigspec.commands.lsp.views import Views
 from sigspec.compiler.project import Parses
 from sigspec.diagnostics import Diagnostic, Severity
 from sigspec.diagnostics.source import SourceFile, Span
@@ -163,7 +168,9 @@ class _Session:
         self.readers = Readers()
         self.shown = Shown()
         self.imported = Imported()
-        self.parses: dict[Path, Parses] = {}  # by project root, for the checks of importers
+        self.parses: dict[Path, Parses] = {}  # by project root: importers' checks and views
+        # The loaded projects that navigation, hover and completion read, one cache for all.
+        self.views = Views(self.parses)
         # Documents whose importers were checked (changed or saved): URI -> resolved path.
         self.edited: dict[str, Path] = {}
         self.scheduler: Scheduler[str | _ImportersOf, _Result | _Found] = Scheduler(
@@ -385,6 +392,7 @@ def build_server(
     def did_change_watched_files(
         ls: LanguageServer, params: lsp.DidChangeWatchedFilesParams
     ) -> None:
+        session.views.changed_on_disk()
         session.on_disk(params.changes)
 
     @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
@@ -392,8 +400,8 @@ def build_server(
         document = ls.workspace.get_text_document(params.text_document.uri)
         return format_edits(document.uri, document.source, document.lines)
 
-    navigation.register(server, session)
-    edit.register(server)
+    navigation.register(server, session, session.views)
+    edit.register(server, session.views)
     return server
 
 
