@@ -331,10 +331,17 @@ def test_a_suppression_covering_from_above_is_joined() -> None:
     assert lint(merged.replace("reserved-name, ", "")) == []
 
 
-def test_no_place_inside_a_triple_quoted_prompt() -> None:
-    text = '@prompt("""\nsay {{nope}}\n""")\nsignature f(x :string) -> :string\n'
-    assert ("unknown-prompt-variable", 2) in lint(text)
-    assert suppression(text, 2, "unknown-prompt-variable") is None
+def test_inside_a_triple_quoted_prompt_the_comment_goes_above_the_attributes() -> None:
+    text = (
+        'type T = :int\n\n## Doc.\n@deprecated\n@prompt("""\nsay {{nope}}\n""")\n'
+        "signature f(x :string) -> :string\n"
+    )
+    assert ("unknown-prompt-variable", 6) in lint(text)
+    edited = suppressed(text, "unknown-prompt-variable", 6)
+    assert "## Doc.\n# sigspec: ignore[unknown-prompt-variable] reason: ...\n@deprecated" in edited
+    assert lint(edited) == []
+    # A second code on a line it covers joins its brackets.
+    assert suppression(edited, 7, "unknown-prompt-variable") is None
 
 
 def test_no_suppression_in_a_file_that_does_not_parse() -> None:

@@ -116,16 +116,37 @@ def suppressible(code: str) -> bool:
     return known is not None and known.phase is not Phase.BREAKING and code not in _NOT_SUPPRESSED
 
 
-def suppression(text: str, line: int, code: str) -> Edit | None:
-    """The edit silencing `code` on `line` (1-based) of `text`, proven to; None if no
-    comment can (or one already does)."""
+@dataclass(frozen=True, slots=True)
+class Placing:
+    """What placing suppressions in one text reads, once for all of a request's
+    diagnostics: the text parsed (None: it does not parse) and its suppressions."""
+
+    source: SourceFile
+    module: ast.Module | None
+    found: tuple[suppress.Suppression, ...]
+
+
+def placing(text: str) -> Placing:
     source = SourceFile("", text)
-    if not 1 <= line <= source.line_count or parse_module(source)[0] is None:
+    module = parse_module(source)[0]
+    found = suppress.find(source, _comments(text))[0] if module is not None else []
+    return Placing(source, module, tuple(found))
+
+
+def suppression(text: str, line: int, code: str, read: Placing | None = None) -> Edit | None:
+    """The edit silencing `code` on `line` (1-based) of `text`, proven to; None if no
+    comment can (or one already does). `read` is `placing(text)`, when already made."""
+    read = read if read is not None else placing(text)
+    source, module, found = read.source, read.module, read.found
+    if module is None or not 1 <= line <= source.line_count:
         return None
-    found, _ = suppress.find(source, _comments(text))
-    covering = next((s for s in found if s.line == line), None)
+    # The one on the line itself first, else one above the declaration covering its
+    # attributes' lines.
+    covering = next((s for s in found if s.line == line), None) or next(
+        (s for s in found if line in s.lines), None
+    )
     if covering is not None:
-        return _merged(text, covering, code)
+        return _merged(text, covering, code, line)
     start = _line_start(source, line)
     end = start + len(source.line_text(line))
     body = source.line_text(line)
@@ -137,13 +158,21 @@ def suppression(text: str, line: int, code: str) -> Edit | None:
     candidates = [(after, line)]
     if body.strip() and not body.lstrip().startswith(("@", "#")):
         candidates.insert(0, (above, line + 1))
+    head = _attributes_head(source, module, line)
+    if head is not None:
+        # A line of a declaration's attributes (a tag inside a multi-line `@prompt`, where
+        # no comment can go): a comment above the attributes covers all their lines.
+        at = _line_start(source, head)
+        head_text = source.line_text(head)
+        head_indent = head_text[: len(head_text) - len(head_text.lstrip())]
+        candidates.append((Edit(at, at, f"{head_indent}{comment}{newline}"), line + 1))
     for edit, target in candidates:
         if _covers(edit.apply(text), target, code):
             return edit
     return None
 
 
-def _merged(text: str, covering: suppress.Suppression, code: str) -> Edit | None:
+def _merged(text: str, covering: suppress.Suppression, code: str, line: int) -> Edit | None:
     if code in covering.codes:
         return None
     comment = text[covering.span.start : covering.span.end]
@@ -152,7 +181,7 @@ def _merged(text: str, covering: suppress.Suppression, code: str) -> Edit | None
         return None
     at = covering.span.start + match.end(1)
     edit = Edit(at, at, f", {code}" if match.group(1).strip() else code)
-    return edit if _covers(edit.apply(text), covering.line, code) else None
+    return edit if _covers(edit.apply(text), line, code) else None
 
 
 def _covers(text: str, line: int, code: str) -> bool:
@@ -161,7 +190,20 @@ def _covers(text: str, line: int, code: str) -> bool:
     found, problems = suppress.find(source, _comments(text))
     if problems:
         return False
-    return any(s.line == line and code in s.codes for s in found)
+    return any(line in s.lines and code in s.codes for s in found)
+
+
+def _attributes_head(source: SourceFile, module: ast.Module, line: int) -> int | None:
+    """The first line of the attributes of the declaration whose attributes span `line`
+    (from the first attribute to the end of the last), if any."""
+    for decl in module.decls:
+        if not decl.attrs:
+            continue
+        first = source.position(decl.attrs[0].span.start).line
+        last = source.position(decl.attrs[-1].span.end).line
+        if first <= line <= last:
+            return first
+    return None
 
 
 def _comments(text: str) -> list[ast.Comment]:

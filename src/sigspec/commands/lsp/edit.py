@@ -19,8 +19,10 @@ from pygls.workspace import PositionCodec, TextDocument
 
 from sigspec.commands.lsp.actions import (
     Edit,
+    Placing,
     QuickFix,
     fix_data,
+    placing,
     read_fixes,
     suppressible,
     suppression,
@@ -132,12 +134,18 @@ def register(server: LanguageServer, views: Views) -> None:
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[QUICK_FIX])
     )
-    def code_action(ls: LanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    async def code_action(ls: LanguageServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         only = params.context.only
         if only is not None and not any(QUICK_FIX.value.startswith(_kind(k)) for k in only):
             return []
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        return _actions(document, params.context.diagnostics)
+        found = ls.workspace.get_text_document(params.text_document.uri)
+        # A copy: the buffer changes on the event loop while the actions are made off it
+        # (placing a suppression parses the file and proves the edit, a tenth of a second
+        # in a large file, and editors ask at every cursor move).
+        document = TextDocument(
+            found.uri, found.source, found.version, position_codec=found.position_codec
+        )
+        return await asyncio.to_thread(_actions, document, params.context.diagnostics)
 
     @server.feature(lsp.TEXT_DOCUMENT_RANGE_FORMATTING)
     async def range_formatting(
@@ -218,6 +226,8 @@ def plain(snippet: str) -> str:
 def _actions(document: TextDocument, diagnostics: Sequence[lsp.Diagnostic]) -> list[lsp.CodeAction]:
     out: list[lsp.CodeAction] = []
     suppressed: set[tuple[str, int]] = set()
+    text = document.source
+    read: Placing | None = None
     for diagnostic in diagnostics:
         if diagnostic.source != "sigspec" or not isinstance(diagnostic.code, str):
             continue
@@ -226,7 +236,8 @@ def _actions(document: TextDocument, diagnostics: Sequence[lsp.Diagnostic]) -> l
         if key in suppressed or not suppressible(diagnostic.code):
             continue
         suppressed.add(key)
-        edit = suppression(document.source, diagnostic.range.start.line + 1, diagnostic.code)
+        read = read if read is not None else placing(text)
+        edit = suppression(text, diagnostic.range.start.line + 1, diagnostic.code, read)
         if edit is not None:
             out.append(
                 lsp.CodeAction(
