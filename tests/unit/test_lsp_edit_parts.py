@@ -395,7 +395,13 @@ def _corpus() -> list[tuple[str, str]]:
 def test_each_declaration_in_turn_gives_the_whole_format(name: str, text: str) -> None:
     whole = format_source(SourceFile("a.sig", text)).text
     assert whole is not None
-    assert format_each_declaration(text) == whole
+    # `sigspec fmt` writes LF; a selection is reprinted in the file's own line ends where
+    # that means the same (not in a triple-quoted string holding a CRLF: its value).
+    assert _lf(format_each_declaration(text)) == whole
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
 
 
 @GENERATED
@@ -404,7 +410,7 @@ def test_generated_files_by_declaration(text: str) -> None:
     assert _parses(text)
     whole = format_source(SourceFile("a.sig", text)).text
     # A comment the formatter moves out of a declaration widens its edit (below).
-    assert format_each_declaration(text, own=False) == whole
+    assert _lf(format_each_declaration(text, own=False)) == whole
 
 
 def test_a_comment_moved_across_declarations_widens_the_edit() -> None:
@@ -433,3 +439,15 @@ def test_a_cursor_formats_the_declaration_around_it() -> None:
 def test_refused_or_broken_texts_get_nothing() -> None:
     assert format_range("a.sig", "type A = :int -> x\n", 0, 3) is None
     assert format_range("a.sig", "type A = :int\n", 0, 3) is None  # already formatted
+
+
+def test_a_crlf_file_keeps_its_line_ends() -> None:
+    text = 'type   A = :int\r\n\r\n@prompt("x {{y}}")\r\nsignature   f(y :string) -> :string\r\n'
+    found = format_range("a.sig", text, text.index("signature"), text.index("signature"))
+    assert found is not None
+    edited = text[: found.start] + found.text + text[found.end :]
+    assert edited.startswith("type   A = :int\r\n")  # untouched
+    assert "signature f(y :string) -> :string\r\n" in edited
+    assert "\n" not in edited.replace("\r\n", "")  # no bare LF: one style
+    lf = format_source(SourceFile("a.sig", text.replace("\r\n", "\n"))).text
+    assert lf is not None and edited.replace("\r\n", "\n") == lf.replace("type A", "type   A")

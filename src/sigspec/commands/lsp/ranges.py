@@ -56,7 +56,10 @@ def format_range(path: str, text: str, start: int, end: int) -> Replacement | No
     The edited text must pass the fmt proof against the source as a whole file does (the
     same declarations, comments and syntax warnings): the formatter may move a comment from
     inside one declaration to beside the next, out of the regions replaced. When it does not
-    pass, the edit takes in the neighbouring declarations, up to the whole file."""
+    pass, the edit takes in the neighbouring declarations, up to the whole file.
+
+    In a file whose lines end in CRLF the reprint's lines do too when that means the same
+    (`_line_end_styles`)."""
     source = SourceFile(path, text)
     result = format_source(source)
     module, diags = parse_module(source)
@@ -69,14 +72,26 @@ def format_range(path: str, text: str, start: int, end: int) -> Replacement | No
     count = len(old) - 1
     for wider in range(count):
         low, high = max(0, first - wider), min(count - 1, last + wider)
-        edit = Replacement(old[low], old[high + 1], result.text[new[low] : new[high + 1]])
-        edited = text[: edit.start] + edit.text + text[edit.end :]
-        if (
-            edited == result.text
-            or reprint_difference(module, diags, SourceFile(path, edited)) is None
-        ):
-            return None if text[edit.start : edit.end] == edit.text else edit
+        piece = result.text[new[low] : new[high + 1]]
+        for text_of in _line_end_styles(text, piece):
+            edit = Replacement(old[low], old[high + 1], text_of)
+            edited = text[: edit.start] + edit.text + text[edit.end :]
+            if (
+                edited == result.text
+                or reprint_difference(module, diags, SourceFile(path, edited)) is None
+            ):
+                return None if text[edit.start : edit.end] == edit.text else edit
     return Replacement(0, len(text), result.text)
+
+
+def _line_end_styles(text: str, reprint: str) -> list[str]:
+    """The reprint (LF lines, as `sigspec fmt` writes) to try: first with the line ends of
+    `text` when those are CRLF, so that a selection does not leave the file mixed. (Not
+    always possible: a CRLF inside a triple-quoted string is part of its value, which the
+    reprint writes as an escape; then LF it is, as the whole file's format does.)"""
+    if "\r\n" not in text:
+        return [reprint]
+    return [reprint.replace("\n", "\r\n"), reprint]
 
 
 def _touched(bounds: list[int], start: int, end: int) -> tuple[int, int]:
