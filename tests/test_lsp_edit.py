@@ -441,3 +441,30 @@ async def test_range_formatting_of_a_text_that_does_not_parse(editor: Editor) ->
         lsp.FormattingOptions(2, True),
     )
     assert not await editor.client.text_document_range_formatting_async(params)
+
+
+@pytest.mark.asyncio
+async def test_requests_on_a_document_not_open_answer_nothing(editor: Editor) -> None:
+    # Neither open nor on disk: an empty answer, not an internal error.
+    uri = (editor.root / "nope.sig").as_uri()
+    document = lsp.TextDocumentIdentifier(uri=uri)
+    at = lsp.Position(line=0, character=0)
+    whole = lsp.Range(start=at, end=at)
+    options = lsp.FormattingOptions(tab_size=2, insert_spaces=True)
+    completion = await editor.client.text_document_completion_async(
+        lsp.CompletionParams(text_document=document, position=at)
+    )
+    assert isinstance(completion, lsp.CompletionList) and not completion.items
+    ranged = await editor.client.text_document_range_formatting_async(
+        lsp.DocumentRangeFormattingParams(text_document=document, range=whole, options=options)
+    )
+    assert not ranged
+    formatted = await editor.client.text_document_formatting_async(
+        lsp.DocumentFormattingParams(text_document=document, options=options)
+    )
+    assert not formatted
+    context = lsp.CodeActionContext(diagnostics=[])
+    actions = await editor.client.text_document_code_action_async(
+        lsp.CodeActionParams(text_document=document, range=whole, context=context)
+    )
+    assert not actions

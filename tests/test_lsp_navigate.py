@@ -245,6 +245,32 @@ async def test_definition_into_an_import_root_outside_the_project(editor: Editor
 
 
 @pytest.mark.asyncio
+async def test_rename_refuses_a_name_written_in_an_import_root(editor: Editor) -> None:
+    # Another project may import the shared folder too: the edit would break it unseen.
+    editor.write("project/sigspec.toml", 'import_roots = ["../shared"]\n')
+    editor.write("shared/base.sig", "type Base = {id :int}\n")
+    uri = editor.open(
+        "project/a.sig", 'import "../shared/base.sig"\nsignature f(x :string) -> Base\n'
+    )
+    with pytest.raises(JsonRpcException, match=r"Base`: it is written in \.\./shared/base\.sig"):
+        await _rename(editor, uri, editor.at(uri, "Base"), "Root")
+    assert await _rename(editor, uri, editor.at(uri, "x :string"), "text") is not None
+
+
+@pytest.mark.asyncio
+async def test_a_project_inside_the_workspace_is_not_this_one(editor: Editor) -> None:
+    # `inner/` has a configuration of its own: its names are not the workspace's.
+    editor.write("inner/sigspec.toml", "")
+    editor.write("inner/common.sig", 'type Sentiment = "pos" | "neg"\n')
+    uri = editor.open("a.sig", "type Mood = :string\nsignature f(x :string) -> Mood\n")
+    assert await editor.diagnostics(uri) == []
+    found = await _rename(editor, uri, editor.at(uri, "Mood"), "Sentiment")
+    assert found is not None
+    symbols = await editor.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="Sent"))
+    assert not symbols
+
+
+@pytest.mark.asyncio
 async def test_definition_follows_unsaved_buffers(editor: Editor) -> None:
     common, review, _ = _setup(editor)
     editor.change(common, "\n\n" + COMMON)  # unsaved: the declaration moved down two lines

@@ -278,6 +278,21 @@ def test_project_without_configuration_is_the_working_directory(tmp_path: Path) 
     assert outside.returncode == 0, outside.stderr
 
 
+def test_a_project_below_is_not_part_of_the_one_above(tmp_path: Path) -> None:
+    # `inner/` and `pkg/` hold configurations of their own: other projects, other names.
+    project(tmp_path / "inner")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pyproject.toml").write_text("[tool.sigspec]\n")
+    (tmp_path / "pkg" / "same.sig").write_text(COMMON)
+    (tmp_path / "top.sig").write_text(COMMON)  # `Sentiment` again, in another project
+    result = run_cli("lint", "--project", "top.sig", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "1 file checked" in result.stderr
+    # A configuration without `sources` leaves out a project below it the same way.
+    (tmp_path / "sigspec.toml").write_text("")
+    assert run_cli("lint", "--project", "top.sig", cwd=tmp_path).returncode == 0
+
+
 def test_project_with_a_broken_configuration_exits_2(tmp_path: Path) -> None:
     project(tmp_path)
     (tmp_path / "sigspec.toml").write_text("sources = [\n")

@@ -180,7 +180,7 @@ def lint(
     warnings: str,
 ) -> None:
     """Check .sig files (and the files they import) for errors, and the chosen providers'
-    limits. Exit 1 on errors (warnings alone: 0)."""
+    limits. Exit 1 on errors (warnings alone: 0), 2 on a usage or configuration error."""
     from sigspec.commands import lint as command
 
     sys.exit(

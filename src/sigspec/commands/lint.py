@@ -80,7 +80,7 @@ def check(roots: Sequence[Path], root: Path, config: Config, providers: tuple[st
 def projects(paths: Sequence[Path], cwd: Path) -> list[Project]:
     """The projects the given files and folders belong to, each once, in the order given;
     raises `ConfigError` for a configuration that cannot be read."""
-    from sigspec.compiler.config import load_config
+    from sigspec.compiler.config import load_config, own_files
     from sigspec.compiler.paths import located
 
     found: dict[Path, Project] = {}
@@ -89,11 +89,14 @@ def projects(paths: Sequence[Path], cwd: Path) -> list[Project]:
         full = path.resolve() if path.is_dir() else located(path)
         folder = full if path.is_dir() else full.parent
         config = configs.get(folder) or configs.setdefault(folder, load_config(folder))
-        if config.path is not None:
-            root, whole = config.root, config.sources or (config.root,)
+        if config.path is not None and config.sources:
+            root, whole = config.root, config.sources
         else:
-            root = cwd if full.is_relative_to(cwd) else (full if path.is_dir() else full.parent)
-            whole = (root,)
+            if config.path is not None:
+                root = config.root
+            else:
+                root = cwd if full.is_relative_to(cwd) else (full if path.is_dir() else full.parent)
+            whole = own_files(root)
         known = found.get(root)
         if known is None:
             found[root] = Project(config, root, (*whole, full))

@@ -96,6 +96,39 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     return None
 
 
+def holds_config(folder: Path) -> bool:
+    """Does `folder` hold a configuration of its own: a `sigspec.toml`, or a `pyproject.toml`
+    with `[tool.sigspec]`? (An unreadable `pyproject.toml` is taken for one: it may be.)"""
+    if (folder / "sigspec.toml").is_file():
+        return True
+    pyproject = folder / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    try:
+        tool = _read(pyproject).get("tool", {})
+    except ConfigError:
+        return True
+    return isinstance(tool, dict) and "sigspec" in tool
+
+
+def own_files(root: Path) -> tuple[Path, ...]:
+    """The .sig files of the project at `root` that names no `sources`: those below it, but
+    not in a folder below it that holds a configuration of its own (another project, with
+    its own names and settings) nor in a hidden folder."""
+    from sigspec.compiler.paths import discover
+
+    nested: dict[Path, bool] = {}  # folder -> whether it, or a folder above it, is a project
+
+    def other_project(folder: Path) -> bool:
+        if folder == root or not folder.is_relative_to(root):
+            return False
+        if folder not in nested:
+            nested[folder] = other_project(folder.parent) or holds_config(folder)
+        return nested[folder]
+
+    return tuple(p for p in discover([root], root) if not other_project(p.parent))
+
+
 def _read(path: Path) -> dict[str, Any]:
     import tomllib  # here: without a configuration file, no run pays for the TOML reader
 

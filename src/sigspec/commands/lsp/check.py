@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sigspec.compiler.config import Config, ConfigError, load_config
+from sigspec.compiler.config import Config, ConfigError, load_config, own_files
 from sigspec.compiler.findings import apply_severity
 from sigspec.compiler.paths import display_path
 from sigspec.compiler.project import load
@@ -67,11 +67,12 @@ def project_root(path: Path, workspace: Path | None) -> Path:
 
 def project_sources(path: Path, root: Path) -> tuple[Path, ...]:
     """The files and folders that make up the project of the file at `path` under `root`:
-    the configuration's `sources` when it names them, else the root folder."""
+    the configuration's `sources` when it names them, else the files below the root but not
+    in another project's folder (`own_files`)."""
     config = configured(path)
     if config is not None and config.sources:
         return config.sources
-    return (root,)
+    return own_files(root)
 
 
 def lint_document(snapshot: Snapshot) -> Checked:

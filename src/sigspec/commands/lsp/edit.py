@@ -105,6 +105,8 @@ def register(server: LanguageServer, views: Views) -> None:
         lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=TRIGGERS)
     )
     async def completion(ls: LanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList:
+        if params.text_document.uri not in ls.workspace.text_documents:
+            return lsp.CompletionList(is_incomplete=False, items=[])  # asked of no open file
         document = ls.workspace.get_text_document(params.text_document.uri)
         path = _sig_path(document.uri)
         text = document.source
@@ -138,6 +140,8 @@ def register(server: LanguageServer, views: Views) -> None:
         only = params.context.only
         if only is not None and not any(QUICK_FIX.value.startswith(_kind(k)) for k in only):
             return []
+        if params.text_document.uri not in ls.workspace.text_documents:
+            return []
         found = ls.workspace.get_text_document(params.text_document.uri)
         # A copy: the buffer changes on the event loop while the actions are made off it
         # (placing a suppression parses the file and proves the edit, a tenth of a second
@@ -151,6 +155,8 @@ def register(server: LanguageServer, views: Views) -> None:
     async def range_formatting(
         ls: LanguageServer, params: lsp.DocumentRangeFormattingParams
     ) -> list[lsp.TextEdit]:
+        if params.text_document.uri not in ls.workspace.text_documents:
+            return []
         document = ls.workspace.get_text_document(params.text_document.uri)
         text, lines, codec = document.source, document.lines, document.position_codec
         start = offset_at(document, params.range.start)

@@ -84,11 +84,24 @@ def rename(index: Index, path: str, offset: int, new: str) -> Edits | Refusal:
         return refused
     edits: Edits = {}
     places = [(found.path, found.span), *((r.path, r.span) for r in index.references_to(found.key))]
+    outside = sorted({file for file, _ in places if _outside(file)})
+    if outside:
+        # An import root may be shared by projects this one cannot see: renaming there
+        # would break them without a word.
+        return Refusal(
+            f"cannot rename `{found.name}`: it is written in {outside[0]}, outside this "
+            "project (an import root other projects may share); rename it in its own project"
+        )
     for file, span in places:
         edits.setdefault(file, []).append((span, new))
     for spans in edits.values():
         spans.sort(key=lambda edit: edit[0].start)
     return edits
+
+
+def _outside(file: str) -> bool:
+    """Is a file, named as the project shows it, outside the project root?"""
+    return file.startswith("../") or file == ".." or file.startswith("/")
 
 
 def check_name(index: Index, found: Declaration, new: str) -> Refusal | None:

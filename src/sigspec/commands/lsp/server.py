@@ -397,6 +397,8 @@ def build_server(
 
     @server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
     def formatting(ls: LanguageServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit]:
+        if params.text_document.uri not in ls.workspace.text_documents:
+            return []  # a document the client never opened: nothing to edit
         document = ls.workspace.get_text_document(params.text_document.uri)
         return format_edits(document.uri, document.source, document.lines)
 
