@@ -2649,11 +2649,17 @@ export function reasoningNote(limit: number): string {
 export function keptReasoning(reply: Reply, limit: number): Reply {
   const reasoning = reply.reasoning;
   if (reasoning === null || reasoning.length <= limit) return reply;
-  const points = Array.from(reasoning);
-  if (points.length <= limit) return reply;
+  let end = 0; // where its first `limit` code points end (a lone surrogate is one)
+  for (let n = 0; n < limit && end < reasoning.length; n++) {
+    const pair =
+      (reasoning.charCodeAt(end) & 0xfc00) === 0xd800 &&
+      (reasoning.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    end += pair ? 2 : 1;
+  }
+  if (end >= reasoning.length) return reply;
   return {
     ...reply,
-    reasoning: points.slice(0, limit).join(""),
+    reasoning: reasoning.slice(0, end),
     notes: [...reply.notes, reasoningNote(limit)],
   };
 }
