@@ -1,7 +1,9 @@
-"""The stream forms within the call's `Limits`: a turn whose text passes `reply_chars` is read
-no further (the callback's iterator closed) and fails as the plain call fails on the same
-over-long reply, one failed turn that a retry may follow; a reply exactly at the limit
-passes; `limits.depth` bounds the partial reader. Each scenario runs sync and async."""
+"""The stream forms within the call's `Limits`: a turn whose answer text (content, tool
+arguments, refusal) passes `reply_chars` is read no further (the callback's iterator closed)
+and fails as the plain call fails on the same over-long reply, one failed turn that a retry may
+follow; a reply exactly at the limit passes; reasoning past the limit is cut there with a note,
+the turn read on, as the plain call cuts it; `limits.depth` bounds the partial reader. Each
+scenario runs sync and async."""
 
 from __future__ import annotations
 
@@ -259,15 +261,100 @@ def test_tool_arguments_past_the_limit_fail_as_the_plain_call(
     assert plain.turns[0].errors == step.turns[0].errors
 
 
-def test_reasoning_past_the_limit_fails_the_turn(pkg: dict[str, ModuleType], run: Run) -> None:
+def _note(limit: int) -> str:
+    return (
+        f"the reasoning was longer than {limit} characters (the reply-size limit):"
+        f" kept its first {limit}"
+    )
+
+
+def test_reasoning_past_the_limit_is_cut_and_the_turn_goes_on(
+    pkg: dict[str, ModuleType], run: Run
+) -> None:
     classify = pkg["sentiment"].classify
     limits = _limits(pkg, reply_chars=LIMIT)
-    # The answer may be complete: a turn stopped early is never accepted.
-    model = Endless(None, [GOOD], start={"content": GOOD}, piece={"reasoning": "hmm "})
+    thoughts = "hmm " * 300  # LIMIT + 200 characters
+    chunks: list[Any] = [{"notes": ["sent again"]}]
+    chunks += [{"reasoning": thoughts[i : i + 7]} for i in range(0, len(thoughts), 7)]
+    chunks += [{"content": GOOD[:9], "reasoning": "and more"}, GOOD[9:]]
+    model = Endless(chunks)
+    seen, step = run(classify, model, text="x", max_turns=1, limits=limits)
+    assert model.yielded == [len(chunks)]  # read to its end: reasoning does not stop a turn
+    assert seen[-1] == {"sentiment": "positive", "score": 0.9}
+    (turn,) = step.turns
+    assert turn.errors == [] and step.return_.sentiment == "positive"
+    assert turn.reply.reasoning == thoughts[:LIMIT]
+    assert turn.reply.notes == ("sent again", _note(LIMIT))
+    # The plain call on the same reply ends with the same Step.
+    whole = {"content": GOOD, "reasoning": thoughts + "and more", "notes": ["sent again"]}
+    plain = classify(text="x", llm=lambda r: whole, max_turns=1, limits=limits)
+    assert step == plain
+
+
+def test_reasoning_at_the_limit_is_kept_whole_without_a_note(
+    pkg: dict[str, ModuleType], run: Run
+) -> None:
+    classify = pkg["sentiment"].classify
+    limits = _limits(pkg, reply_chars=LIMIT)
+    thoughts = "\U0001f914" * LIMIT  # code points: each emoji is one
+    chunks = [{"reasoning": thoughts[:300]}, {"reasoning": thoughts[300:]}, GOOD]
+    _, step = run(classify, Endless(chunks), text="x", max_turns=1, limits=limits)
+    assert step.turns[0].reply.reasoning == thoughts and step.turns[0].reply.notes == ()
+    whole = {"content": GOOD, "reasoning": thoughts}
+    assert step == classify(text="x", llm=lambda r: whole, max_turns=1, limits=limits)
+    longer = {"content": GOOD, "reasoning": thoughts + "!"}
+    plain = classify(text="x", llm=lambda r: longer, max_turns=1, limits=limits)
+    assert plain.turns[0].reply.reasoning == thoughts
+    assert plain.turns[0].reply.notes == (_note(LIMIT),)
+
+
+def test_a_plain_replys_reasoning_is_cut_at_the_default_limit(
+    pkg: dict[str, ModuleType],
+) -> None:
+    classify = pkg["sentiment"].classify
+    most = pkg["_common"].LIMITS.reply_chars
+    reply = {"content": GOOD, "reasoning": "r" * (most + 5)}
+    step = classify(text="x", llm=lambda r: reply, max_turns=1)
+    assert len(step.turns[0].reply.reasoning) == most
+    assert step.turns[0].reply.notes == (_note(most),)
+
+
+def test_long_reasoning_in_tool_mode_and_in_a_failed_turn(
+    pkg: dict[str, ModuleType], run: Run
+) -> None:
+    classify = pkg["sentiment"].classify
+    limits = _limits(pkg, reply_chars=LIMIT)
+    thoughts = "x" * (50 * LIMIT)  # one huge chunk: kept to the limit
+    tool = [{"tool": "respond", "reasoning": thoughts}, {"arguments": GOOD}]
+    _, step = run(classify, Endless(tool), text="x", structured="tool", limits=limits)
+    assert step.turns[0].reply.reasoning == "x" * LIMIT and step.return_.score == 0.9
+    whole = {
+        "content": None,
+        "reasoning": thoughts,
+        "tool_calls": [{"id": None, "name": "respond", "arguments": GOOD}],
+    }
+    plain = classify(text="x", llm=lambda r: whole, structured="tool", limits=limits)
+    assert step == plain
+    # An over-long answer still fails its turn; the reasoning beside it is cut, as plain.
+    model = Endless(None, [GOOD], start={"reasoning": thoughts}, piece="la ")
     _, step = run(classify, model, text="x", max_turns=2, limits=limits)
-    assert step.turns[0].errors == [("root", TOO_LONG)] and model.closed[0]
-    assert step.turns[0].reply.reasoning is None
-    assert step.return_.sentiment == "positive"
+    first = step.turns[0]
+    assert first.errors == [("root", TOO_LONG)] and model.closed == [True, True]
+    assert first.reply.reasoning == "x" * LIMIT and first.reply.notes == (_note(LIMIT),)
+    assert len(first.reply.content) == LIMIT + 1 and step.return_.sentiment == "positive"
+
+
+def test_endless_reasoning_is_read_on_in_bounded_memory(pkg: dict[str, ModuleType]) -> None:
+    # Only the transport's deadline stops a model that never stops thinking (docs/client.md);
+    # what the turn keeps stays at the limit however long it reads.
+    chunks = pkg["_stream"]._Chunks(LIMIT)
+    for _ in range(100_000):
+        assert chunks.add({"reasoning": "hmm "}) == ("", "")
+    assert chunks.over is None and chunks.cut
+    assert sum(map(len, chunks.texts["reasoning"])) == LIMIT
+    assert len(chunks.texts["reasoning"]) == LIMIT // 4  # no empty pieces kept
+    reply = chunks.reply()
+    assert reply["reasoning"] == ("hmm " * 250) and reply["notes"] == [_note(LIMIT)]
 
 
 def test_a_refusal_past_the_limit_is_a_refusal(pkg: dict[str, ModuleType], run: Run) -> None:

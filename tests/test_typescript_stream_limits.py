@@ -1,8 +1,10 @@
 """TypeScript streaming within the call's `limits` (`typescript/_stream.ts`, compiled by
 `tsc --strict` and run in Node), as the Python stream forms (tests/test_stream_limits.py): a
-turn whose text passes `replyChars` code points is read no further (the callback's iterator
-returned, its `finally` run) and fails with the plain call's error, a retry may follow, a reply
-exactly at the limit passes, and `limits.depth` bounds the partial reader."""
+turn whose answer text (content, tool arguments, refusal) passes `replyChars` code points is
+read no further (the callback's iterator returned, its `finally` run) and fails with the plain
+call's error, a retry may follow, a reply exactly at the limit passes, reasoning past the limit
+is cut there with a note and the turn read on (the plain call's Step), and `limits.depth`
+bounds the partial reader."""
 
 from __future__ import annotations
 
@@ -158,21 +160,72 @@ out["huge"] = await outcome(
   rateStream({ text: "t" }, endless([["x".repeat(50 * LIMIT)], [GOOD]]), { limits }),
 );
 
-// Tool arguments, reasoning, a refusal past the limit.
+// Tool arguments, a refusal past the limit.
 const toolLlm = endless([null, [{ arguments: GOOD }]], { tool: "respond" }, { arguments: "la " });
 out["tool"] = {
   ...(await outcome(rateStream({ text: "t" }, toolLlm, { limits, structured: "tool" }))),
   closed: toolLlm.closed,
 };
-const thinking = endless([null, [GOOD]], { content: GOOD }, { reasoning: "hmm " });
-out["reasoning"] = {
-  ...(await outcome(rateStream({ text: "t" }, thinking, { limits }))),
-  closed: thinking.closed,
-};
 const refusing = endless([null], { refusal: "No. " }, { refusal: "No. " });
 out["refusal"] = {
   ...(await outcome(rateStream({ text: "t" }, refusing, { limits }))),
   closed: refusing.closed,
+};
+
+// Reasoning past the limit: cut there with a note, the turn read on, as the plain call cuts it.
+// Emoji split between their halves: the limit counts code points.
+const thoughts = "hmm \u{1F914}".repeat(250); // LIMIT + 250 code points
+const thinkingChunks: Chunk[] = [
+  { notes: ["sent again"] },
+  ...pieces(thoughts, 5).map((reasoning) => ({ reasoning })),
+  { content: GOOD.slice(0, 9), reasoning: "and more" },
+  GOOD.slice(9),
+];
+for (const sync of [false, true]) {
+  const thinking = endless([thinkingChunks], undefined, undefined, sync);
+  out[sync ? "reasoningSync" : "reasoning"] = {
+    ...(await outcome(rateStream({ text: "t" }, thinking, { limits, maxTurns: 1 }))),
+    yielded: thinking.yielded,
+    chunks: thinkingChunks.length,
+  };
+}
+const wholeThoughts = {
+  content: GOOD,
+  reasoning: thoughts + "and more",
+  notes: ["sent again"],
+};
+out["plainReasoning"] = await rate({ text: "t" }, () => wholeThoughts, { limits, maxTurns: 1 });
+out["kept"] = Array.from(thoughts).slice(0, LIMIT).join("");
+// At the limit: kept whole, no note (a plain reply one longer is cut).
+const atLimit = "\u{1F914}".repeat(LIMIT);
+out["reasoningAt"] = await outcome(
+  rateStream(
+    { text: "t" },
+    endless([[{ reasoning: atLimit.slice(0, 301) }, { reasoning: atLimit.slice(301) }, GOOD]]),
+    { limits, maxTurns: 1 },
+  ),
+);
+out["plainAt"] = await Promise.all(
+  ["", "!"].map((more) =>
+    rate({ text: "t" }, () => ({ content: GOOD, reasoning: atLimit + more }), {
+      limits,
+      maxTurns: 1,
+    }),
+  ),
+);
+// A model that never stops thinking is read on (only a deadline stops it), keeping the limit;
+// here it stops after 100 * LIMIT characters, then answers. An over-long answer still fails.
+const pondering = endless(
+  [[...Array.from({ length: 25 * LIMIT }, () => ({ reasoning: "hmm " })), GOOD]],
+);
+out["pondering"] = {
+  ...(await outcome(rateStream({ text: "t" }, pondering, { limits, maxTurns: 1 }))),
+  yielded: pondering.yielded,
+};
+const rambling = endless([null, [GOOD]], { reasoning: "x".repeat(50 * LIMIT) }, "la ");
+out["rambling"] = {
+  ...(await outcome(rateStream({ text: "t" }, rambling, { limits }))),
+  closed: rambling.closed,
 };
 
 // Depth: the products' items open a third level.
@@ -268,14 +321,53 @@ def test_one_huge_chunk_is_kept_to_the_limit(results: dict[str, Any]) -> None:
     assert step["return"] == GOOD
 
 
-def test_tool_reasoning_and_refusal_past_the_limit(results: dict[str, Any]) -> None:
-    tool, reasoning, refusal = results["tool"], results["reasoning"], results["refusal"]
-    for got in (tool, reasoning):
-        assert _errors(got["step"]) == [[["root", TOO_LONG]], []]
-        assert got["step"]["return"] == GOOD and got["closed"] == [True, True]
-    assert reasoning["step"]["turns"][0]["reply"]["reasoning"] is None
+def test_tool_arguments_and_refusal_past_the_limit(results: dict[str, Any]) -> None:
+    tool, refusal = results["tool"], results["refusal"]
+    assert _errors(tool["step"]) == [[["root", TOO_LONG]], []]
+    assert tool["step"]["return"] == GOOD and tool["closed"] == [True, True]
     assert refusal["error"] == "RefusalError" and refusal["closed"] == [True]
     assert refusal["refusal"] == ("No. " * 300)[:1001]
+
+
+NOTE = "the reasoning was longer than 1000 characters (the reply-size limit): kept its first 1000"
+
+
+@pytest.mark.parametrize("case", ["reasoning", "reasoningSync"])
+def test_reasoning_past_the_limit_is_cut_and_the_turn_goes_on(
+    results: dict[str, Any], case: str
+) -> None:
+    got = results[case]
+    assert got["yielded"] == [got["chunks"]]  # read to its end
+    step = got["step"]
+    assert step["return"] == GOOD and _errors(step) == [[]]
+    reply = step["turns"][0]["reply"]
+    assert reply["reasoning"] == results["kept"] and len(reply["reasoning"]) == 1000
+    assert reply["notes"] == ["sent again", NOTE]
+    assert step == results["plainReasoning"]  # the plain call's Step on the same reply
+
+
+def test_reasoning_at_the_limit_is_kept_whole(results: dict[str, Any]) -> None:
+    at = "\U0001f914" * 1000
+    step = results["reasoningAt"]["step"]
+    assert step["turns"][0]["reply"]["reasoning"] == at
+    assert step["turns"][0]["reply"]["notes"] == []
+    same, longer = results["plainAt"]
+    assert step == same
+    assert longer["turns"][0]["reply"]["reasoning"] == at
+    assert longer["turns"][0]["reply"]["notes"] == [NOTE]
+
+
+def test_long_reasoning_is_read_on_and_an_over_long_answer_still_fails(
+    results: dict[str, Any],
+) -> None:
+    pondering = results["pondering"]
+    assert pondering["yielded"] == [25 * 1000 + 1] and pondering["step"]["return"] == GOOD
+    assert pondering["step"]["turns"][0]["reply"]["reasoning"] == "hmm " * 250
+    rambling = results["rambling"]
+    first = rambling["step"]["turns"][0]
+    assert _errors(rambling["step"]) == [[["root", TOO_LONG]], []]
+    assert rambling["closed"] == [True, True] and len(first["reply"]["content"]) == 1001
+    assert first["reply"]["reasoning"] == "x" * 1000 and first["reply"]["notes"] == [NOTE]
 
 
 def test_depth_bounds_the_partial_reader(results: dict[str, Any]) -> None:

@@ -19,10 +19,10 @@ import importlib
 import json
 import re
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, NoReturn, TypeVar, cast
 
-from .common import Limits, shown
+from .common import LIMITS, Limits, shown
 from .mustache import render as render_template
 from .observe import Budget, Hooks, TurnEvent, call_span, clock, finish_span, report
 
@@ -216,6 +216,25 @@ def read_reply(raw: Any) -> Reply:
     )
 
 
+def reasoning_note(limit: int) -> str:
+    """The note a turn gets when its reasoning was cut at the reply-size limit."""
+    return (
+        f"the reasoning was longer than {limit} characters (the reply-size limit):"
+        f" kept its first {limit}"
+    )
+
+
+def kept_reasoning(reply: Reply, limit: int) -> Reply:
+    """`reply` with its reasoning cut to `limit` characters and a note saying so, when it
+    is longer: reasoning is never parsed, so past the limit it is cut, not a failed turn
+    (the stream forms cut it the same way as it arrives)."""
+    reasoning = reply.reasoning
+    if reasoning is None or len(reasoning) <= limit:
+        return reply
+    notes = (*reply.notes, reasoning_note(limit))
+    return replace(reply, reasoning=reasoning[:limit], notes=notes)
+
+
 def _add_usage(total: dict[str, int], tokens: Mapping[str, int]) -> None:
     for key, value in tokens.items():
         total[key] = total.get(key, 0) + value
@@ -398,7 +417,15 @@ def json_turns(
     if structured == "tool":
         request = _as_tool(request, spec)
     run = _JsonRun(
-        spec, parse, convert, most, structured, frozenset(keys), hooks, budget
+        spec,
+        parse,
+        convert,
+        most,
+        structured,
+        frozenset(keys),
+        hooks,
+        budget,
+        (limits or LIMITS).reply_chars,
     )
     return _json_turns(run, request)
 
@@ -415,6 +442,7 @@ class _JsonRun(Generic[T]):
     keys: frozenset[str]  # the keys a provider's root wrapper may use
     hooks: Hooks | None
     budget: Budget | None
+    reply_chars: int  # the reasoning a turn keeps, at most
 
 
 def _json_turns(run: _JsonRun[T], request: Request) -> Turns[T]:
@@ -441,7 +469,7 @@ def _json_loop(run: _JsonRun[T], request: Request, span: Any) -> Turns[T]:
             reason = spent
             break
         started = clock()
-        reply = read_reply((yield request))
+        reply = kept_reasoning(read_reply((yield request)), run.reply_chars)
         seconds = clock() - started
         _add_usage(usage, reply.tokens)
         text = _answer_text(reply, run.structured)

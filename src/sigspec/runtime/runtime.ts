@@ -2635,6 +2635,35 @@ export function readReply(raw: unknown): Reply {
   };
 }
 
+/** The note a turn gets when its reasoning was cut at the reply-size limit. */
+export function reasoningNote(limit: number): string {
+  return (
+    `the reasoning was longer than ${limit} characters (the reply-size limit):` +
+    ` kept its first ${limit}`
+  );
+}
+
+/** `reply` with its reasoning cut to `limit` code points and a note saying so, when it is
+ * longer: reasoning is never parsed, so past the limit it is cut, not a failed turn (the
+ * stream form cuts it the same way as it arrives). */
+export function keptReasoning(reply: Reply, limit: number): Reply {
+  const reasoning = reply.reasoning;
+  if (reasoning === null || reasoning.length <= limit) return reply;
+  let end = 0; // where its first `limit` code points end (a lone surrogate is one)
+  for (let n = 0; n < limit && end < reasoning.length; n++) {
+    const pair =
+      (reasoning.charCodeAt(end) & 0xfc00) === 0xd800 &&
+      (reasoning.charCodeAt(end + 1) & 0xfc00) === 0xdc00;
+    end += pair ? 2 : 1;
+  }
+  if (end >= reasoning.length) return reply;
+  return {
+    ...reply,
+    reasoning: reasoning.slice(0, end),
+    notes: [...reply.notes, reasoningNote(limit)],
+  };
+}
+
 function addUsage(
   total: Record<string, number>,
   tokens: Record<string, number>,
@@ -2834,11 +2863,12 @@ export function* jsonTurns<T>(
   }
   const parseOne = (text: string): ParseResult<T> =>
     parse(text, options.limits);
+  const kept = limitsOf(options.limits).replyChars;
   const turns: Turn[] = [];
   const usage: Record<string, number> = {};
   let errors: Issue[] = [];
   for (let turn = 0; turn < budget; turn++) {
-    const reply = yield request;
+    const reply = keptReasoning(yield request, kept);
     addUsage(usage, reply.tokens);
     if (reply.refusal !== null)
       refused(spec, turns, { request, reply, errors: [], repairs: [] }, usage);

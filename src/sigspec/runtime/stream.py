@@ -9,11 +9,13 @@ feed each turn's answer to a fresh `PartialReader`, yield the partial value when
 changes, and send the turn's chunks joined into the plain callback's reply dict to the
 one call loop (`json_turns`), so a streamed call's `Step` is the plain call's.
 
-A turn is bounded by the call's `Limits`: each of its texts (content, arguments, refusal,
-reasoning) holds at most `reply_chars` characters. Past that the drivers stop reading, close
+A turn is bounded by the call's `Limits`: each of its answer texts (content, arguments,
+refusal) holds at most `reply_chars` characters. Past that the drivers stop reading, close
 the callback's iterator, and send the loop the text cut to one character past the limit,
 as the answer: the loop rejects it as it rejects an over-long plain reply, a failed turn
-(a refusal stays a refusal). The reader nests at most `depth` levels.
+(a refusal stays a refusal). Reasoning is never parsed: past `reply_chars` it is cut there,
+with a note, and the turn is read on, as the loop cuts a plain reply's reasoning
+(`kept_reasoning`). The reader nests at most `depth` levels.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from .client import (
     awaitable,
     generated,
     json_call,
+    reasoning_note,
 )
 from .common import LIMITS, Limits, shown
 
@@ -375,9 +378,11 @@ def _decoded(raw: str) -> str:
 
 class _Chunks:
     """A turn's chunks as they arrive; `reply()` is the plain callback's reply dict. Each
-    text keeps at most `limit + 1` characters: `over` names the first to pass `limit`."""
+    answer text keeps at most `limit + 1` characters: `over` names the first to pass
+    `limit`. The reasoning keeps at most `limit` (`cut` when it had more), and reading
+    goes on."""
 
-    __slots__ = ("limit", "notes", "over", "sizes", "texts", "tokens", "tool")
+    __slots__ = ("cut", "limit", "notes", "over", "sizes", "texts", "tokens", "tool")
 
     def __init__(self, limit: int) -> None:
         self.texts: dict[str, list[str]] = {
@@ -389,6 +394,7 @@ class _Chunks:
         self.sizes = dict.fromkeys(self.texts, 0)
         self.limit = limit
         self.over: str | None = None
+        self.cut = False
         self.tool: str | None = None
         self.tokens: dict[str, Any] = {}
         self.notes: list[str] = []
@@ -421,9 +427,13 @@ class _Chunks:
         return fields.get("content") or "", fields.get("arguments") or ""
 
     def _keep(self, key: str, piece: str) -> None:
-        room = self.limit + 1 - self.sizes[key]
-        if len(piece) >= room:  # past the limit: kept to one character past it
-            piece = piece[:room]
+        if key == "reasoning":  # cut at the limit; the turn goes on
+            room = self.limit - self.sizes[key]
+            if len(piece) > room:
+                piece = piece[:room]
+                self.cut = True
+        elif len(piece) >= (room := self.limit + 1 - self.sizes[key]):
+            piece = piece[:room]  # past the limit: kept to one character past it
             self.over = self.over or key
         if piece:
             self.texts[key].append(piece)
@@ -445,7 +455,7 @@ class _Chunks:
             "refusal": joined("refusal"),
             "reasoning": joined("reasoning"),
             "tokens": dict(self.tokens),
-            "notes": list(self.notes),
+            "notes": [*self.notes, *([reasoning_note(self.limit)] if self.cut else [])],
         }
 
 

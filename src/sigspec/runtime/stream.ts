@@ -3,10 +3,12 @@
  * reply as it arrives, and `streamJson` runs a json signature's turns over a streaming
  * callback, yielding partial answers, with the turns, retries, usage and errors of the plain
  * call (`runJson`; both drive `jsonTurns`). A turn is bounded by the call's `limits`: each of
- * its texts (content, arguments, refusal, reasoning) holds at most `replyChars` code points;
- * past that the turn is read no further (its iterator returned) and the text, cut to one code
- * point past the limit, is the answer the loop rejects as an over-long reply (a refusal stays a
- * refusal). The reader nests at most `depth` levels.
+ * its answer texts (content, arguments, refusal) holds at most `replyChars` code points; past
+ * that the turn is read no further (its iterator returned) and the text, cut to one code point
+ * past the limit, is the answer the loop rejects as an over-long reply (a refusal stays a
+ * refusal). Reasoning is never parsed: past `replyChars` it is cut there, with a note, and the
+ * turn is read on, as the loop cuts a plain reply's reasoning (`keptReasoning`). The reader
+ * nests at most `depth` levels.
  */
 
 import {
@@ -18,6 +20,7 @@ import {
   jsonTurns,
   limitsOf,
   readReply,
+  reasoningNote,
   toolParameters,
   type Descriptor,
   type JsonOptions,
@@ -638,8 +641,9 @@ function pointsEnd(text: string, count: number, from: number): number {
   return i;
 }
 
-/** The chunks of one turn, joined into the reply a plain callback returns. Each text keeps
- * at most `limit + 1` code points: `over` names the first to pass `limit`. */
+/** The chunks of one turn, joined into the reply a plain callback returns. Each answer text
+ * keeps at most `limit + 1` code points: `over` names the first to pass `limit`. The reasoning
+ * keeps at most `limit` (`cut` when it had more), and reading goes on. */
 class Joined {
   readonly texts: Record<Piece, string[] | null> = {
     content: null,
@@ -654,6 +658,7 @@ class Joined {
     reasoning: 0,
   };
   over: Piece | null = null;
+  cut = false;
   tool: string | null = null;
   tokens: Record<string, number> = {};
   notes: string[] = [];
@@ -698,13 +703,16 @@ class Joined {
     const last = kept.at(-1) ?? "";
     const joins =
       isHigh(last.charCodeAt(last.length - 1)) && isLow(text.charCodeAt(0));
-    const room = this.limit + 1 - this.sizes[key];
-    const end = pointsEnd(text, room, joins ? 1 : 0);
+    // Reasoning is cut at the limit and the turn goes on; an answer text past the limit is
+    // kept to one code point past it, and the turn is read no further.
+    const reasons = key === "reasoning";
+    const most = reasons ? this.limit : this.limit + 1;
+    const end = pointsEnd(text, most - this.sizes[key], joins ? 1 : 0);
     const taken = end < 0 ? text : text.slice(0, end);
-    if (end >= 0) this.over ??= key; // past the limit: kept to one code point past it
-    kept.push(taken);
-    this.sizes[key] =
-      end >= 0 ? this.limit + 1 : this.sizes[key] + pointsIn(text, joins);
+    if (reasons && end >= 0 && end < text.length) this.cut = true;
+    else if (!reasons && end >= 0) this.over ??= key;
+    if (taken !== "") kept.push(taken);
+    this.sizes[key] = end >= 0 ? most : this.sizes[key] + pointsIn(text, joins);
     const answers = structured === "tool" ? "arguments" : "content";
     return key === answers ? taken : "";
   }
@@ -739,7 +747,7 @@ class Joined {
       refusal: texts.refusal,
       reasoning: texts.reasoning,
       tokens: this.tokens,
-      notes: this.notes,
+      notes: this.cut ? [...this.notes, reasoningNote(this.limit)] : this.notes,
     });
   }
 }
