@@ -47,20 +47,22 @@ class Importers:
     imported: frozenset[Path] = frozenset()
 
 
-def members(sources: Iterable[Path]) -> tuple[Path, ...]:
+def members(sources: Iterable[Path]) -> frozenset[Path]:
     """The project's files and folders, resolved (as the importers' paths are)."""
-    return tuple(source.resolve() for source in sources)
+    return frozenset(source.resolve() for source in sources)
 
 
 def in_project(path: Path, sources: Collection[Path]) -> bool:
     """Whether the file at `path` (resolved) is one of the project's sources or lies below
-    one of its folders outside a hidden folder, as `sigspec lint` finds its files."""
-    for source in sources:
-        if path == source:
-            return True
-        if path.is_relative_to(source):
-            folders = path.relative_to(source).parts[:-1]
-            if not any(part.startswith(".") for part in folders):
+    one of its folders outside a hidden folder, as `sigspec lint` finds its files. Looked
+    up by the path and its folders, not by the sources: a project without `sources` lists
+    every file, and this is asked of every file."""
+    if path in sources:
+        return True
+    for folder in path.parents:
+        if folder in sources:
+            between = path.relative_to(folder).parts[:-1]
+            if not any(part.startswith(".") for part in between):
                 return True
     return False
 
