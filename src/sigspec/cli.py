@@ -316,6 +316,46 @@ def schema(spec: str, want_input: bool, providers: tuple[str, ...], quiet: bool)
     )
 
 
+@main.command(name="import")
+@click.argument("schema_spec", metavar="SCHEMA")
+@click.option(
+    "-o",
+    "output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the .sig text to this file (not written when the import has errors).",
+)
+@click.option("--force", is_flag=True, help="Replace the -o file when it exists.")
+@click.option("--name", help="The root type's name (default: the schema's title, else the file's).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="How the diagnostics are written (standard error).",
+)
+def import_command(
+    schema_spec: str, output: Path | None, force: bool, name: str | None, fmt: str
+) -> None:
+    """Import a JSON Schema, OpenAPI 3.x document or Pydantic v2 model as .sig text.
+
+    SCHEMA is a JSON file (draft 2020-12 or draft-07; an OpenAPI document's
+    components.schemas), or module:Model for a Pydantic v2 model. The module is imported
+    from the current folder as Python would import it: importing runs that module's code.
+    Exit 0: imported; 1: something could not be expressed (named by its JSON Pointer);
+    2: usage.
+    """
+    from sigspec.commands import import_ as command
+    from sigspec.diagnostics.render import renderer
+
+    def report(diags: Sequence[Diagnostic]) -> None:
+        text = renderer(fmt)(diags, fmt == "text" and _use_color(True))
+        if text:
+            click.echo(text, nl=False, err=True)
+
+    sys.exit(command.run(schema_spec, output, name, force, report))
+
+
 @main.command()
 @click.argument("spec", metavar="FILE.sig:NAME")
 @click.argument("reply", required=False, type=click.Path(allow_dash=True, path_type=Path))

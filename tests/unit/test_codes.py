@@ -9,7 +9,7 @@ import pytest
 from sigspec import SignatureError, load, parse_signature
 from sigspec.compiler.breaking import compare
 from sigspec.compiler.generate import compile_project
-from sigspec.diagnostics.codes import BREAKING, CODES
+from sigspec.diagnostics.codes import BREAKING, CODES, IMPORT
 from sigspec.syntax.limits import MAX_DECLARATIONS, MAX_FILE_BYTES
 from sigspec.syntax.scan import MAX_DEPTH
 
@@ -53,7 +53,7 @@ def test_every_code_has_an_example_or_a_special_test() -> None:
     assert missing == []
 
 
-@pytest.mark.parametrize("code", sorted(c for c in CODES if c not in SPECIAL | BREAKING))
+@pytest.mark.parametrize("code", sorted(c for c in CODES if c not in SPECIAL | BREAKING | IMPORT))
 def test_example_produces_its_code(code: str, write_files) -> None:  # type: ignore[no-untyped-def]
     root = write_files(split_example(CODES[code].example))
     assert code in codes_for(root)
@@ -77,6 +77,17 @@ def test_breaking_example_produces_its_code(code: str, write_files) -> None:  # 
     new = load([root / "new"], root=root / "new")
     assert not old.has_errors and not new.has_errors
     assert code in [d.code for d in compare(old.project, new.project)]
+
+
+@pytest.mark.parametrize("code", sorted(IMPORT))
+def test_import_example_produces_its_code(code: str) -> None:
+    """An import code's example is a JSON Schema: `sigspec import` reports the code for it."""
+    import json
+
+    from sigspec.importer import import_schema
+
+    imported = import_schema(json.loads(CODES[code].example), path="example.json", stem="E")
+    assert code in [d.code for d in imported.diagnostics]
 
 
 @pytest.mark.parametrize("code", sorted(CODES))

@@ -129,3 +129,12 @@ def test_inputs_are_an_open_map_of_params() -> None:
 )
 def test_every_schema_passes_the_meta_schema(text: str) -> None:
     jsonschema.Draft202012Validator.check_schema(out(text))
+
+
+def test_an_optional_mixed_literal_union_lets_null_through() -> None:
+    """`("" | 0)?` accepts null (the runtime's verdict): its enum holds null too. Found by
+    the `sigspec import` round trip."""
+    schema = out('() -> ("" | 0)?')
+    assert schema == {"type": ["string", "integer", "null"], "enum": ["", 0, None]}
+    assert jsonschema.Draft202012Validator(schema).is_valid(None)
+    assert out("() -> null?") == {"type": "null"}

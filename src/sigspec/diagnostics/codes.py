@@ -833,6 +833,61 @@ TOO_MANY_DECLARATIONS = Code(
     "",
 )
 
+# ---- sigspec import: the example is a JSON Schema, not a .sig text ------------------------------
+IMPORT_UNSUPPORTED = Code(
+    "import-unsupported",
+    Phase.IMPORT,
+    E,
+    "{what}, at {at}",
+    "A JSON Schema keyword constrains values in a way the language cannot express.",
+    "`sigspec import` writes what it can and names, as a JSON Pointer into the document, each "
+    "keyword it could not carry over: `if`/`then`/`else`, `not`, `patternProperties`, "
+    "`dependentSchemas`, `multipleOf`, `uniqueItems`, tuples, `allOf` that is not one schema to "
+    "merge, constraints anywhere but on an object's property (sigspec keeps `@min`, `@pattern` "
+    "and the others on fields), keys that are not sigspec names. The imported type would accept "
+    "different values than the schema, so this is an error: `-o` writes no file, and the text "
+    "printed is a starting point to finish by hand.",
+    '{"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 5}}}\n',
+)
+IMPORT_APPROXIMATED = Code(
+    "import-approximated",
+    Phase.IMPORT,
+    W,
+    "{what}, at {at}",
+    "A JSON Schema construct was imported in the language's nearest form.",
+    "The imported type differs from the schema in a way the language itself decides, or a "
+    "keyword that describes rather than constrains was left out: an optional key that is not "
+    "nullable (a sigspec optional field also accepts null), `oneOf` read as a union (a value "
+    "matching two branches is accepted), a `discriminator`, `readOnly`, `example`, a default or "
+    "description where sigspec has no place for one, an unknown keyword. `title`, `examples` and "
+    "`$comment` are left out without a word.",
+    '{"type": "object", "properties": {"note": {"type": "string"}}}\n',
+)
+IMPORT_RENAMED = Code(
+    "import-renamed",
+    Phase.IMPORT,
+    W,
+    "`{old}` is imported as `{new}`, at {at}",
+    "A named schema's name is not a sigspec name, or clashes with another after `-`/`_` folding.",
+    "Type names follow `[A-Za-z_][A-Za-z0-9_-]*`, `-` and `_` are one character when names are "
+    "compared, and `true`, `false` and `null` are literals. Other characters become `_`, a name "
+    "starting with a digit gets a leading `_`, and a clash gets a `_2` suffix. Only the `$defs` "
+    "names of a compiled schema change; the values it accepts do not.",
+    '{"$defs": {"order item": {"type": "string"}}}\n',
+)
+IMPORT_UNRESOLVED_REF = Code(
+    "import-unresolved-ref",
+    Phase.IMPORT,
+    E,
+    "{what}, at {at}",
+    "A `$ref` points outside the document or to a schema it does not hold.",
+    "`sigspec import` follows local references into `$defs`, `definitions` and "
+    "`components.schemas`, and `#` (the root). A remote reference (another file, a URL) is not "
+    "fetched: import that document too and join the two by hand. The reference is imported as "
+    "`:any`.",
+    '{"type": "object", "properties": {"a": {"$ref": "other.json#/$defs/A"}}}\n',
+)
+
 CODES: dict[str, Code] = {
     code.name: code
     for code in (
@@ -906,7 +961,12 @@ CODES: dict[str, Code] = {
         TYPE_TOO_LARGE,
         TOO_MANY_DECLARATIONS,
         DEPRECATED_SETTING,
+        IMPORT_UNSUPPORTED,
+        IMPORT_APPROXIMATED,
+        IMPORT_RENAMED,
+        IMPORT_UNRESOLVED_REF,
     )
 }
 
 BREAKING = frozenset(c.name for c in CODES.values() if c.phase is Phase.BREAKING)
+IMPORT = frozenset(c.name for c in CODES.values() if c.phase is Phase.IMPORT)

@@ -19,13 +19,15 @@ class Severity(Enum):
 class Phase(Enum):
     """Which run finds a diagnostic. `sigspec lint` (and the front of every command) runs
     READ, SYNTAX and CHECK; `sigspec compile` adds COMPILE (what the targets report);
-    `sigspec breaking` runs BREAKING."""
+    `sigspec breaking` runs BREAKING; `sigspec import` runs IMPORT (its findings are about a
+    JSON Schema, not a `.sig` file: nothing suppresses them)."""
 
     READ = "read"
     SYNTAX = "syntax"
     CHECK = "check"
     COMPILE = "compile"
     BREAKING = "breaking"
+    IMPORT = "import"
 
 
 LOAD_PHASES = frozenset({Phase.READ, Phase.SYNTAX, Phase.CHECK})

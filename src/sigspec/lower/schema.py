@@ -142,13 +142,20 @@ def literal_schema(values: list[ir.JsonScalar]) -> JsonSchema:
 def nullable(schema: JsonSchema) -> JsonSchema:
     """Accept null too: in `type` when the schema is a plain typed one, else through anyOf."""
     kind = schema.get("type")
+    if kind == "null":
+        return schema
     if isinstance(kind, str) and "$ref" not in schema and "anyOf" not in schema:
         out = {**schema, "type": [kind, "null"]}
         if "enum" in out:
             out["enum"] = [*out["enum"], None]
         return out
     if isinstance(kind, list):
-        return schema if "null" in kind else {**schema, "type": [*kind, "null"]}
+        if "null" in kind:
+            return schema
+        out = {**schema, "type": [*kind, "null"]}
+        if "enum" in out:  # a mixed literal union: its enum must let null through too
+            out["enum"] = [*out["enum"], None]
+        return out
     if not schema:
         return schema  # `{}` already accepts null
     return {"anyOf": [schema, {"type": "null"}]}
