@@ -68,6 +68,9 @@ def _problem(named: frozenset[str], reason: str) -> str:
         return f"unknown code `{unknown[0]}`"
     if breaking:
         return f"`{breaking[0]}` is a breaking change: list it under `breaking_ignore` instead"
+    imported = sorted(c for c in named if c in codes.IMPORT)
+    if imported:
+        return f"`{imported[0]}` is about a JSON Schema `sigspec import` reads, not a .sig file"
     return "" if reason.strip() else "give a reason after the brackets"
 
 

@@ -113,7 +113,11 @@ def suppressible(code: str) -> bool:
     `breaking_ignore` is for those), not a suppression's own problem. (Nor anything in a
     file that does not parse, whose comments are not read: `suppression` checks that.)"""
     known = codes.CODES.get(code)
-    return known is not None and known.phase is not Phase.BREAKING and code not in _NOT_SUPPRESSED
+    return (
+        known is not None
+        and known.phase not in (Phase.BREAKING, Phase.IMPORT)
+        and code not in _NOT_SUPPRESSED
+    )
 
 
 @dataclass(frozen=True, slots=True)
