@@ -10,7 +10,7 @@ Pointer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, codes
@@ -97,6 +97,7 @@ class Piece:
     binding: str = "atom"  # "atom", "union" (of types), "literals" (of values), "optional"
     nullable: bool = False  # also accepts null, not written in `text`
     attrs: tuple[str, ...] = ()  # field attributes holding this schema's constraints
+    literal: bool = False  # an `enum` or `const`: a union flattens it into its own literals
 
 
 ANY = Piece(":any")
@@ -228,11 +229,20 @@ class Converter:
                 self.unsupported(f"{at}/{key}/{i}", "constraints inside a union branch")
         if len(members) == 2 and members[1] == {"type": "null"}:
             first = pieces[0]
+            if first.nullable:  # `anyOf: [anyOf: [X, null], null]`: `(X | null)?`
+                inner = f"({first.text})" if first.binding in ("union", "optional") else first.text
+                return Piece(f"{inner} | null", "union", True)
             return Piece(first.text, first.binding, True)
         texts = []
-        for p in pieces:
-            if p.nullable:
+        for i, p in enumerate(pieces):
+            if p.text == "null" and i < len(pieces) - 1:
+                texts.append("null?")  # a branch of its own, where it stands (not the last)
+            elif p.nullable:
                 texts.append(optional(p))
+            elif p.literal and _takes_null(p):
+                # Its own branch, as sigspec writes `(null | "a")?`: flattened, its literals
+                # would join the union's one literal branch.
+                texts.append(f"({p.text})?")
             else:
                 texts.append(f"({p.text})" if p.binding in ("union", "optional") else p.text)
         return Piece(" | ".join(texts), "union" if len(texts) > 1 else pieces[0].binding)
@@ -252,7 +262,8 @@ class Converter:
         if nullable:
             kept = kept[:-1]
         texts = [encode(v) if isinstance(v, str) else scalar(v) for v in kept]
-        return Piece(" | ".join(texts), "literals" if len(texts) > 1 else "atom", nullable)
+        binding = "literals" if len(texts) > 1 else "atom"
+        return Piece(" | ".join(texts), binding, nullable, literal=True)
 
     def typed(self, schema: dict[str, Any], at: str) -> Piece:
         kind = schema.get("type")
@@ -377,7 +388,7 @@ class Converter:
             elif attr:
                 attrs.append(attr)
         attrs.sort(key=lambda a: _ORDER.index(a[1:].partition("(")[0]))
-        return Piece(piece.text, piece.binding, piece.nullable, tuple(attrs))
+        return replace(piece, attrs=tuple(attrs))
 
     def attribute(self, key: str, value: Any, kind: Any, schema: dict[str, Any]) -> str | None:
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
