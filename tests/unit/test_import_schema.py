@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import hypothesis.strategies as st
 import pytest
+from hypothesis import given, settings
 
 from sigspec.importer import NotASchema, import_schema
 
@@ -135,3 +137,41 @@ def test_not_a_schema() -> None:
         import_schema([1], path="s.json", stem="s")
     with pytest.raises(NotASchema):
         import_schema({"openapi": "3.1.0"}, path="s.json", stem="s")
+
+
+KEYWORDS = [
+    "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "properties", "required",
+    "additionalProperties", "items", "nullable", "minimum", "exclusiveMinimum", "minLength",
+    "pattern", "format", "minItems", "description", "default", "deprecated", "not", "title",
+    "$defs", "x-other",
+]  # fmt: skip
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=4)
+    | st.sampled_from(["string", "integer", "null", "object", "array", "#", "#/$defs/a", "x.json"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+
+
+def schemas() -> st.SearchStrategy[Any]:
+    return st.recursive(
+        st.booleans() | st.fixed_dictionaries({}, optional={k: JSON for k in KEYWORDS[:6]}),
+        lambda inner: st.dictionaries(
+            st.sampled_from(KEYWORDS),
+            inner | JSON | st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+            max_size=5,
+        ),
+        max_leaves=12,
+    )  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(schemas())
+def test_any_document_imports_to_text_that_parses(schema: Any) -> None:
+    """Whatever the document holds, the importer does not crash, and what it prints parses
+    (`import_schema` raises if the formatter refuses its text)."""
+    try:
+        result = import_schema(schema, path="s.json", stem="s")
+    except NotASchema:
+        return
+    assert result.text.endswith("\n") or result.text == ""

@@ -9,6 +9,7 @@ Pointer.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -253,7 +254,7 @@ class Converter:
         if not isinstance(values, list) or not values:
             self.unsupported(f"{at}/{key}", f"`{key}` is not a list of values")
             return ANY
-        kept = [v for v in values if v is None or isinstance(v, (str, int, float, bool))]
+        kept = [v for v in values if v is None or isinstance(v, (str, bool)) or _finite(v)]
         if len(kept) < len(values):
             self.unsupported(f"{at}/{key}", "lists and objects as enum values")
         if not kept:
@@ -268,6 +269,10 @@ class Converter:
     def typed(self, schema: dict[str, Any], at: str) -> Piece:
         kind = schema.get("type")
         kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+        if not all(isinstance(k, str) for k in kinds):
+            self.unsupported(f"{at}/type", "`type` is not a name or a list of names")
+            return ANY
+        kinds = list(dict.fromkeys(kinds))
         nullable = "null" in kinds or schema.get("nullable") is True
         kinds = [k for k in kinds if k != "null"]
         if not kinds:
@@ -312,7 +317,11 @@ class Converter:
         props = schema.get("properties", {})
         required = schema.get("required", [])
         extra = schema.get("additionalProperties", True)
-        if not isinstance(props, dict) or not isinstance(required, list):
+        if (
+            not isinstance(props, dict)
+            or not isinstance(required, list)
+            or not all(isinstance(r, str) for r in required)
+        ):
             self.unsupported(at, "`properties` or `required` of the wrong shape")
             return Piece(":map")
         if not {"properties", "required", "additionalProperties"} & set(schema):
@@ -346,7 +355,9 @@ class Converter:
         seen.add(fold(key))
         piece = self.piece(schema, at, notes=True)
         notes = schema if isinstance(schema, dict) else {}
-        has_default = "default" in notes
+        has_default = "default" in notes and _json_value(notes["default"])
+        if "default" in notes and not has_default:
+            self.unsupported(f"{at}/default", "a default that is not a JSON value")
         if required and has_default:
             self.unsupported(at, "a required key with a default: the default makes it optional")
         if piece.nullable and not required:
@@ -391,19 +402,37 @@ class Converter:
         return replace(piece, attrs=tuple(attrs))
 
     def attribute(self, key: str, value: Any, kind: Any, schema: dict[str, Any]) -> str | None:
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        number = _finite(value)
+        size = isinstance(value, int) and not isinstance(value, bool) and value >= 0
         if key in _NUMBER and kind in ("integer", "number") and number:
             return f"@{_NUMBER[key]}({scalar(value)})"
         if key in _EXCLUSIVE and kind == "integer" and isinstance(value, int) and number:
             name, step = _EXCLUSIVE[key]
             return f"@{name}({value + step})"
-        if key in _STRING and kind == "string":
-            return f"@{_STRING[key]}({encode(value) if key == 'pattern' else scalar(value)})"
-        if key in _ARRAY and kind == "array":
+        if key == "pattern" and kind == "string" and isinstance(value, str):
+            return f"@pattern({encode(value)})"
+        if key in _STRING and key != "pattern" and kind == "string" and size:
+            return f"@{_STRING[key]}({scalar(value)})"
+        if key in _ARRAY and kind == "array" and size:
             return f"@{_ARRAY[key]}({scalar(value)})"
         if key == "format" and kind == "string" and value in FORMATS:
             return "" if value == "date-time" else f"@format({encode(value)})"
         return None
+
+
+def _finite(value: Any) -> bool:
+    """A number JSON can hold (Python's reader also takes `Infinity` and `NaN`)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _json_value(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(_json_value(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_value(v) for k, v in value.items())
+    return value is None or isinstance(value, (str, bool)) or _finite(value)
 
 
 def _takes_null(piece: Piece) -> bool:
