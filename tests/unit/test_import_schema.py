@@ -146,11 +146,17 @@ KEYWORDS = [
     "$defs", "x-other",
 ]  # fmt: skip
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=4)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=4)
     | st.sampled_from(["string", "integer", "null", "object", "array", "#", "#/$defs/a", "x.json"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
     max_leaves=8,
-)  # fmt: skip
+)
 
 
 def schemas() -> st.SearchStrategy[Any]:
@@ -158,11 +164,14 @@ def schemas() -> st.SearchStrategy[Any]:
         st.booleans() | st.fixed_dictionaries({}, optional={k: JSON for k in KEYWORDS[:6]}),
         lambda inner: st.dictionaries(
             st.sampled_from(KEYWORDS),
-            inner | JSON | st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+            inner
+            | JSON
+            | st.lists(inner, max_size=3)
+            | st.dictionaries(st.text(max_size=3), inner),
             max_size=5,
         ),
         max_leaves=12,
-    )  # fmt: skip
+    )
 
 
 @settings(max_examples=300, deadline=None)
