@@ -14,11 +14,13 @@ such as `:string | null?`, imports as the readable `:string?` (what Pydantic's
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from sigspec.compiler.project import load
@@ -82,6 +84,20 @@ def test_every_example_output_round_trips() -> None:
     assert signatures
     for sig in signatures:
         assert_round_trip(lowered.output_schema(sig))
+
+
+GOLDEN_SCHEMAS = sorted(
+    (Path(__file__).parents[1] / "golden" / "examples" / "jsonschema").glob("*.output.json")
+)
+
+
+@pytest.mark.parametrize("path", GOLDEN_SCHEMAS, ids=lambda p: p.name)
+def test_the_jsonschema_targets_files_round_trip(path: Path) -> None:
+    """The target's files as written (`$comment` and `$schema` are imported without a word
+    and are the target's own header, not the signature's schema)."""
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    assert schema.pop("$schema") and schema.pop("$comment")
+    assert_round_trip(schema)
 
 
 # ---- random signatures -------------------------------------------------------------------------
