@@ -184,3 +184,12 @@ def test_any_document_imports_to_text_that_parses(schema: Any) -> None:
     except NotASchema:
         return
     assert result.text.endswith("\n") or result.text == ""
+
+
+def test_a_document_larger_than_a_sig_file_may_be_is_refused() -> None:
+    from sigspec.importer import TooLarge
+    from sigspec.syntax.limits import MAX_DECLARATIONS
+
+    schema = {"$defs": {f"T{i}": {"type": "integer"} for i in range(MAX_DECLARATIONS + 1)}}
+    with pytest.raises(TooLarge, match="declarations"):
+        import_schema(schema, path="s.json", stem="s")

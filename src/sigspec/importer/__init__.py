@@ -17,7 +17,13 @@ from sigspec.importer.convert import Converter, optional
 from sigspec.importer.document import NotASchema, read_document
 from sigspec.syntax.fmt.run import format_source
 
-__all__ = ["Imported", "NotASchema", "import_schema"]
+__all__ = ["Imported", "NotASchema", "TooLarge", "import_schema"]
+
+_LIMITS = frozenset({"file-too-large", "too-many-declarations", "nesting-too-deep"})
+
+
+class TooLarge(NotASchema):
+    """The document imports to more than one `.sig` file may hold (`syntax/limits.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +46,11 @@ def import_schema(value: Any, *, path: str, stem: str, name: str | None = None) 
         decls.append(_declaration(convert, type_name, schema, at))
     text = "\n".join(decls)
     formatted = format_source(SourceFile(path, text))
-    if formatted.text is None:  # the converter wrote something the grammar refuses: a bug
+    if formatted.text is None:
+        too_large = [d.message for d in formatted.diagnostics if d.code in _LIMITS]
+        if too_large:
+            raise TooLarge(f"the imported .sig text is too large: {too_large[0]}")
+        # Else the converter wrote something the grammar refuses: a bug.
         raise AssertionError(f"import wrote unparsable text: {formatted.diagnostics}\n{text}")
     return Imported(formatted.text, sort_diagnostics(convert.diags))
 
