@@ -80,6 +80,7 @@ def test_imports_exactly(schema: Any, text: str) -> None:
             "import-unsupported",
             "#/properties/a/format",
         ),
+        (obj(a={"type": "string", "format": {}}), "import-unsupported", "#/properties/a/format"),
         (obj(**{"a b": {"type": "string"}}), "import-unsupported", "#/properties/a b"),
         (
             {

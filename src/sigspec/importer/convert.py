@@ -9,87 +9,29 @@ Pointer.
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, codes
 from sigspec.importer.document import Document, pointer, valid_name
+from sigspec.importer.keywords import (
+    CONSTRAINTS,
+    DROPPED,
+    FIELD_NOTES,
+    MAX_SCHEMA_DEPTH,
+    NAME,
+    ORDER,
+    PRIMS,
+    SILENT,
+    STRUCTURE,
+    UNSUPPORTED,
+    attribute,
+    finite,
+    json_value,
+    value_text,
+)
 from sigspec.semantics.ir import fold
-from sigspec.semantics.resolve import FORMATS
 from sigspec.syntax.fmt.literals import encode, scalar
-from sigspec.syntax.scan import MAX_DEPTH
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-_SILENT = frozenset({"title", "$comment", "examples", "$schema", "$id", "$anchor"})
-_FIELD_NOTES = frozenset({"description", "default", "deprecated"})
-_DROPPED = frozenset(
-    {
-        "readOnly",
-        "writeOnly",
-        "contentEncoding",
-        "contentMediaType",
-        "example",
-        "externalDocs",
-        "xml",
-        "discriminator",
-        "$defs",
-        "definitions",
-    }
-)
-_UNSUPPORTED = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "not",
-        "patternProperties",
-        "dependentSchemas",
-        "dependentRequired",
-        "dependencies",
-        "multipleOf",
-        "contains",
-        "minContains",
-        "maxContains",
-        "prefixItems",
-        "additionalItems",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "minProperties",
-        "maxProperties",
-        "propertyNames",
-        "contentSchema",
-        "$dynamicRef",
-        "$recursiveRef",
-    }
-)
-_STRUCTURE = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "$ref",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "nullable",
-        "uniqueItems",
-    }
-)
-_NUMBER = {"minimum": "min", "maximum": "max"}
-_STRING = {"minLength": "min_length", "maxLength": "max_length", "pattern": "pattern"}
-_ARRAY = {"minItems": "min_items", "maxItems": "max_items"}
-_EXCLUSIVE = {"exclusiveMinimum": ("min", 1), "exclusiveMaximum": ("max", -1)}
-_CONSTRAINTS = frozenset({*_NUMBER, *_STRING, *_ARRAY, *_EXCLUSIVE, "format"})
-# Each level of schema writes at most two brackets (`[(...)?]`): within the parser's nesting.
-MAX_SCHEMA_DEPTH = MAX_DEPTH // 2 - 1
-_ORDER = ["min", "max", "min_length", "max_length", "min_items", "max_items", "pattern", "format"]
-_PRIMS = {"string": ":string", "integer": ":int", "number": ":float", "boolean": ":bool"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,17 +44,6 @@ class Piece:
 
 
 ANY = Piece(":any")
-
-
-def value_text(value: Any) -> str:
-    """A JSON value in sigspec's value syntax (defaults)."""
-    if isinstance(value, str):
-        return encode(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(value_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{encode(k)}: {value_text(v)}" for k, v in value.items()) + "}"
-    return scalar(value)
 
 
 def optional(piece: Piece) -> str:
@@ -137,13 +68,13 @@ class Converter:
 
     def check_keywords(self, schema: dict[str, Any], at: str, notes: bool) -> None:
         for key, value in schema.items():
-            if key in _STRUCTURE or key in _CONSTRAINTS or key in _SILENT:
+            if key in STRUCTURE or key in CONSTRAINTS or key in SILENT:
                 continue
-            if key in _FIELD_NOTES and notes:
+            if key in FIELD_NOTES and notes:
                 continue
-            if key in _UNSUPPORTED:
+            if key in UNSUPPORTED:
                 self.unsupported(f"{at}/{key}", f"`{key}` cannot be expressed")
-            elif key in _FIELD_NOTES or key in _DROPPED:
+            elif key in FIELD_NOTES or key in DROPPED:
                 self.approximated(f"{at}/{key}", f"`{key}` is not kept here")
             elif key == "uniqueItems" and value is True:
                 self.unsupported(f"{at}/{key}", "`uniqueItems` cannot be expressed")
@@ -185,7 +116,7 @@ class Converter:
         parts = schema["allOf"]
         rest = {k: v for k, v in schema.items() if k != "allOf"}
         if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict):
-            clash = (set(parts[0]) & set(rest)) - _SILENT - _FIELD_NOTES
+            clash = (set(parts[0]) & set(rest)) - SILENT - FIELD_NOTES
             if not clash:
                 return self.piece({**parts[0], **rest}, at, notes=True)
         self.unsupported(f"{at}/allOf", "`allOf` other than one schema to merge")
@@ -254,7 +185,7 @@ class Converter:
         if not isinstance(values, list) or not values:
             self.unsupported(f"{at}/{key}", f"`{key}` is not a list of values")
             return ANY
-        kept = [v for v in values if v is None or isinstance(v, (str, bool)) or _finite(v)]
+        kept = [v for v in values if v is None or isinstance(v, (str, bool)) or finite(v)]
         if len(kept) < len(values):
             self.unsupported(f"{at}/{key}", "lists and objects as enum values")
         if not kept:
@@ -279,13 +210,13 @@ class Converter:
             kinds = _implied_kind(schema)
         if len(kinds) > 1:
             pieces = [self.typed({"type": k}, at) for k in kinds]
-            if set(schema) & _CONSTRAINTS:
+            if set(schema) & CONSTRAINTS:
                 self.unsupported(at, "constraints on a schema of several types")
             return Piece(" | ".join(p.text for p in pieces), "union", nullable)
         if not kinds:
             if nullable:
                 return Piece("null")
-            if set(schema) & _CONSTRAINTS:
+            if set(schema) & CONSTRAINTS:
                 self.unsupported(at, "constraints on a schema with no `type`")
             return ANY
         base = self.kind(kinds[0], schema, at)
@@ -294,8 +225,8 @@ class Converter:
     def kind(self, kind: Any, schema: dict[str, Any], at: str) -> Piece:
         if kind == "string" and schema.get("format") == "date-time":
             return Piece(":datetime")
-        if kind in _PRIMS:
-            return Piece(_PRIMS[kind])
+        if kind in PRIMS:
+            return Piece(PRIMS[kind])
         if kind == "array":
             items = schema.get("items", True)
             if isinstance(items, list):
@@ -345,7 +276,7 @@ class Converter:
 
     def field(self, name: str, schema: Any, required: bool, at: str, seen: set[str]) -> str:
         key = name
-        if not _NAME.match(name) or fold(name) in seen:
+        if not NAME.match(name) or fold(name) in seen:
             key = valid_name(name)
             n = 1
             while fold(key) in seen:
@@ -355,7 +286,7 @@ class Converter:
         seen.add(fold(key))
         piece = self.piece(schema, at, notes=True)
         notes = schema if isinstance(schema, dict) else {}
-        has_default = "default" in notes and _json_value(notes["default"])
+        has_default = "default" in notes and json_value(notes["default"])
         if "default" in notes and not has_default:
             self.unsupported(f"{at}/default", "a default that is not a JSON value")
         if required and has_default:
@@ -386,53 +317,20 @@ class Converter:
 
     def constrained(self, piece: Piece, schema: dict[str, Any], at: str, kind: Any) -> Piece:
         """`piece` with the field attributes for `schema`'s constraints (of its `kind`)."""
-        found = [k for k in schema if k in _CONSTRAINTS]
+        found = [k for k in schema if k in CONSTRAINTS]
         if not found:
             return piece
         if self.document.draft7 and "$ref" in schema:
             return piece  # draft-07 ignores the keywords beside `$ref`
         attrs: list[str] = []
         for key in found:
-            attr = self.attribute(key, schema[key], kind, schema)
+            attr = attribute(key, schema[key], kind)
             if attr is None:
                 self.unsupported(f"{at}/{key}", f"`{key}` on a {kind or 'non-scalar'} schema")
             elif attr:
                 attrs.append(attr)
-        attrs.sort(key=lambda a: _ORDER.index(a[1:].partition("(")[0]))
+        attrs.sort(key=lambda a: ORDER.index(a[1:].partition("(")[0]))
         return replace(piece, attrs=tuple(attrs))
-
-    def attribute(self, key: str, value: Any, kind: Any, schema: dict[str, Any]) -> str | None:
-        number = _finite(value)
-        size = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-        if key in _NUMBER and kind in ("integer", "number") and number:
-            return f"@{_NUMBER[key]}({scalar(value)})"
-        if key in _EXCLUSIVE and kind == "integer" and isinstance(value, int) and number:
-            name, step = _EXCLUSIVE[key]
-            return f"@{name}({value + step})"
-        if key == "pattern" and kind == "string" and isinstance(value, str):
-            return f"@pattern({encode(value)})"
-        if key in _STRING and key != "pattern" and kind == "string" and size:
-            return f"@{_STRING[key]}({scalar(value)})"
-        if key in _ARRAY and kind == "array" and size:
-            return f"@{_ARRAY[key]}({scalar(value)})"
-        if key == "format" and kind == "string" and value in FORMATS:
-            return "" if value == "date-time" else f"@format({encode(value)})"
-        return None
-
-
-def _finite(value: Any) -> bool:
-    """A number JSON can hold (Python's reader also takes `Infinity` and `NaN`)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return not isinstance(value, float) or math.isfinite(value)
-
-
-def _json_value(value: Any) -> bool:
-    if isinstance(value, list):
-        return all(_json_value(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_value(v) for k, v in value.items())
-    return value is None or isinstance(value, (str, bool)) or _finite(value)
 
 
 def _takes_null(piece: Piece) -> bool:
