@@ -76,6 +76,7 @@ def test_errors_write_no_output_file(tmp_path: Path) -> None:
         ("{not json", "is not JSON"),
         ("[1, 2]", "not a JSON Schema"),
         ('{"openapi": "3.1.0", "paths": {}}', "components.schemas"),
+        ('{"type": "integer", "maximum": ' + "9" * 5000 + "}", "cannot be read"),
     ],
 )
 def test_usage_errors_exit_2_without_a_traceback(

@@ -66,6 +66,8 @@ def _read(spec: str) -> tuple[Any, str]:
         return json.loads(text), path.name.split(".")[0]
     except json.JSONDecodeError as exc:
         raise UsageError(f"{spec} is not JSON: {exc}") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        raise UsageError(f"{spec} cannot be read: {exc}") from None
     except RecursionError:
         raise UsageError(f"{spec} is nested too deeply to read") from None
 
