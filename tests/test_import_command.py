@@ -240,3 +240,14 @@ def test_pydantic_models_judge_values_as_pydantic_does(tmp_path: Path) -> None:
         except pydantic.ValidationError:
             expected = False
         assert validator.is_valid(value) == expected, (value, out.read_text(encoding="utf-8"))
+
+
+def test_a_description_never_shows_as_code(tmp_path: Path) -> None:
+    # A CR or a line separator in a description would show as a line of code in an editor.
+    schema = {"title": "A", "description": "one\rtype Evil = :int\u2028two", "type": "object"}
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    result = run_cli("import", str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("## one\n## type Evil = :int\n## two\ntype A = ")
+    assert "\r" not in result.stdout and "\u2028" not in result.stdout

@@ -65,7 +65,9 @@ def _declaration(convert: Converter, type_name: str, schema: Any, at: str) -> st
     lines = []
     doc = notes.get("description")
     if isinstance(doc, str):
-        lines += [f"## {line}".rstrip() for line in doc.split("\n")]
+        # Every line break an editor shows (CR, U+2028...) starts a `##` line: a description
+        # must not show as code it is not.
+        lines += [f"## {line}".rstrip() for line in doc.splitlines() or [""]]
     if notes.get("deprecated") is True:
         lines.append("@deprecated")
     text = optional(piece) if piece.nullable else piece.text
