@@ -159,6 +159,8 @@ HOSTS = {
     "max_items": "signature f(x [:string] {}) -> :string",
     "deprecated": "{}\nsignature f(x :int) -> :int",
     "compression": "{}\n@output(ptc_lisp)\nsignature f(x :int) -> :int",
+    "repeat": "signature f(x :int) -> :int\n{}\ntest t = f(x = 1) -> valid",
+    "min_pass_rate": "signature f(x :int) -> :int\n{}\ntest t = f(x = 1) -> valid",
     "prompt": "{}\nsignature f() -> :string",
     "system": "{}\nsignature f() -> :string",
     "tools": "tool t(q :string) -> :string\n{}\n@output(ptc_lisp)\nsignature f(x :int) -> :int",

@@ -171,9 +171,9 @@ UNKNOWN_SIGNATURE = Code(
     Phase.CHECK,
     E,
     "unknown signature `{name}`",
-    "A pipeline step names a signature that does not exist.",
-    "Each step of `pipeline p = a |> b` must be a signature declared in the file or an "
-    "imported file.",
+    "A pipeline step or a test names a signature that does not exist.",
+    "Each step of `pipeline p = a |> b`, and the signature a `test` calls, must be a signature "
+    "declared in the file or an imported file.",
     "signature a() -> {x :int}\npipeline p = a |> b\n",
 )
 UNKNOWN_TOOL = Code(
@@ -887,6 +887,31 @@ IMPORT_UNRESOLVED_REF = Code(
     "`:any`.",
     '{"type": "object", "properties": {"a": {"$ref": "other.json#/$defs/A"}}}\n',
 )
+TEST_ARGUMENT = Code(
+    "test-argument",
+    Phase.CHECK,
+    E,
+    "{reason}",
+    "A test's arguments do not fit the signature it calls.",
+    "A test calls its signature with the arguments it names, as the generated client would: "
+    "each must be a parameter of the signature, given once, with a value the client accepts "
+    "(constraints included), and every required parameter must be given. Checked by `lint`, "
+    "so that a misspelt argument fails before any model is called.",
+    'signature f(text :string) -> {n :int}\ntest t = f(txt = "hello") -> valid\n',
+)
+TEST_EXPECTATION = Code(
+    "test-expectation",
+    Phase.CHECK,
+    E,
+    "{reason}",
+    "A test expects something the signature's output can never be.",
+    "A test's expectation is read against the signature's output type: an exact value must be "
+    "a valid output; a check's subject (`score`, `items[0].name`, `$` for the whole output) "
+    "must name a part of it; `<`, `<=`, `>`, `>=` compare numbers, `~` matches strings with an "
+    "ECMA-262 pattern, `len(...)` measures strings, lists and maps, `in` takes a list, and a "
+    "value compared must be one the part can hold.",
+    "signature f() -> {score :float}\ntest t = f() -> {scor >= 0.5}\n",
+)
 
 CODES: dict[str, Code] = {
     code.name: code
@@ -965,6 +990,8 @@ CODES: dict[str, Code] = {
         IMPORT_APPROXIMATED,
         IMPORT_RENAMED,
         IMPORT_UNRESOLVED_REF,
+        TEST_ARGUMENT,
+        TEST_EXPECTATION,
     )
 }
 

@@ -21,6 +21,7 @@ from sigspec.semantics.rules import (
     check_type_graphs,
 )
 from sigspec.semantics.scope import ParsedFile, build_table
+from sigspec.semantics.testcases import check_tests
 from sigspec.semantics.types import inhabited_types
 from sigspec.syntax import ast
 
@@ -49,7 +50,9 @@ def check_project(files: Sequence[ParsedFile]) -> tuple[ir.Project, tuple[Diagno
         syntax = decls.get(_key(pipeline.origin))
         if isinstance(syntax, ast.PipelineDecl):
             diags += check_pipeline(pipeline, syntax, project)
-    return project, tuple(diags)
+    tests, found = check_tests(files, table, project)
+    diags += found
+    return replace(project, tests=tests), tuple(diags)
 
 
 def _break_unguarded_cycles(project: ir.Project) -> tuple[ir.Project, list[Diagnostic]]:

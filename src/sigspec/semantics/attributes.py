@@ -77,6 +77,20 @@ def _turns(args: list[Any]) -> int:
     return int(args[0])
 
 
+def _repeat(args: list[Any]) -> int:
+    _count(args, 1)
+    if type(args[0]) is not int or not 1 <= args[0] <= MAX_REPEAT:
+        raise ArgError(f"takes a whole number from 1 to {MAX_REPEAT}")
+    return int(args[0])
+
+
+def _rate(args: list[Any]) -> float:
+    value = _number(args)
+    if not 0 < value <= 1:
+        raise ArgError("takes a share of the runs above 0 and at most 1, as in (0.8)")
+    return float(value)
+
+
 def _string(args: list[Any]) -> str:
     _count(args, 1)
     if not isinstance(args[0], str):
@@ -110,14 +124,16 @@ def _names(args: list[Any]) -> tuple[str, ...]:
     return tuple(a.name for a in args)
 
 
-FIELD, SIGNATURE, TOOL, TYPE, PIPELINE, IMPORT = (
+FIELD, SIGNATURE, TOOL, TYPE, PIPELINE, IMPORT, TEST = (
     "a field",
     "a signature",
     "a tool",
     "a type",
     "a pipeline",
     "an import",
+    "a test",
 )
+MAX_REPEAT = 1000  # runs of one test: more is a load test, not a test
 DECLS = frozenset({SIGNATURE, TOOL, TYPE, PIPELINE})
 
 # name -> (places, argument reader)
@@ -141,6 +157,8 @@ TABLE: dict[str, tuple[frozenset[str], Callable[[list[Any]], Any]]] = {
     "no_output_instructions": (frozenset({SIGNATURE}), _flag),
     "tools": (frozenset({SIGNATURE}), _names),
     "compression": (frozenset({SIGNATURE}), _flag),
+    "repeat": (frozenset({TEST}), _repeat),
+    "min_pass_rate": (frozenset({TEST}), _rate),
 }
 
 # JSON Schema's keywords for the constraints (lower-cased): `@minimum` suggests `@min`.

@@ -190,6 +190,45 @@ class Pipeline:
     origin: Origin | None = field(default=None, compare=False)
 
 
+# ---- tests ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """`path OP value` on a test's output; `length`: `len(path) OP value`. An empty path is
+    the whole output (`$`); an int step indexes a list."""
+
+    path: tuple[str | int, ...]
+    op: str  # one of ast.Operator
+    value: JsonValue
+    length: bool = False
+    origin: Origin | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Exact:
+    """The output must equal `value` (after validation: defaults filled, keys folded)."""
+
+    value: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class Test:
+    """`test NAME = signature(args) -> expectation`: `expect` is the exact output or the
+    checks, all of which must hold; no checks means any valid output passes."""
+
+    __test__ = False  # not a pytest test class, whatever its name says
+
+    name: str
+    signature: str  # as declared
+    args: tuple[tuple[str, JsonValue], ...]  # the signature's parameter names, as declared
+    expect: Exact | tuple[Check, ...]
+    repeat: int = 1  # runs when the command line gives no `--repeat`
+    min_pass_rate: float = 1.0  # the share of runs that must pass
+    doc: str | None = None
+    origin: Origin | None = field(default=None, compare=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Project:
     """Everything loaded: declarations in a deterministic order (files sorted, then source)."""
@@ -199,6 +238,7 @@ class Project:
     signatures: tuple[Signature, ...]
     tools: tuple[Signature, ...]
     pipelines: tuple[Pipeline, ...]
+    tests: tuple[Test, ...] = ()  # in file order, each file's in source order
 
     def signature(self, name: str) -> Signature | None:
         return next((s for s in self.signatures if fold(s.name) == fold(name)), None)

@@ -287,6 +287,8 @@ class _Declarations:
                 self.signatures.append(r.signature(decl))
             case ast.PipelineDecl():
                 self.pipelines.append(r.pipeline(decl))
+            case ast.TestDecl():
+                pass  # checked once the whole project is resolved (`testcases.py`)
             case _:
                 assert_never(decl)
 
@@ -298,7 +300,9 @@ def resolve_files(files: Sequence[ParsedFile], table: Table) -> Resolved:
     for file in files:
         r = Resolver(table, file)
         for decl in file.module.decls:
-            if not isinstance(decl, ast.ImportDecl) and not _is_first(table, decl):
+            if isinstance(
+                decl, ast.TypeDecl | ast.SignatureDecl | ast.PipelineDecl
+            ) and not _is_first(table, decl):
                 continue  # a duplicate declaration: reported already, and not resolved twice
             found.add(r, decl)
         diags += r.diagnostics

@@ -96,8 +96,8 @@ def build_table(files: Sequence[ParsedFile]) -> tuple[Table, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     for file in files:
         for decl in file.module.decls:
-            if isinstance(decl, ast.ImportDecl):
-                continue
+            if isinstance(decl, ast.ImportDecl | ast.TestDecl):
+                continue  # tests have a namespace of their own, per file
             key = fold(decl.name)
             first = entries.get(key)
             if first is None:

@@ -217,7 +217,89 @@ class PipelineDecl:
     span: Span
 
 
-Decl = ImportDecl | TypeDecl | SignatureDecl | PipelineDecl
+# ---- tests ------------------------------------------------------------------------------------
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class TestArg:
+    """`name = value` in a test's call."""
+
+    name: str
+    name_span: Span
+    value: Value
+    span: Span
+
+
+# A step into an output: a field name or a list index.
+PathStep = str | int
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """What a check looks at: `$` (the whole output), `score`, `items[0].name`."""
+
+    path: tuple[PathStep, ...]
+    span: Span
+
+
+# The operators of a check; `len` checks compare a length with COMPARE's operators.
+COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+Operator = Literal["==", "!=", "<", "<=", ">", ">=", "in", "~"]
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class Check:
+    """`subject OP value`, or `len(subject) OP value` when `length`."""
+
+    subject: Subject
+    op: Operator
+    value: Value
+    length: bool
+    span: Span
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class Checks:
+    """`{check, ...}`: every check must hold (the output must be valid, too)."""
+
+    items: tuple[Check, ...]
+    span: Span
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class Valid:
+    """`valid`: any output the signature accepts passes."""
+
+    span: Span
+
+
+# `valid`, the exact output as a JSON value, or checks on its parts.
+Expectation = Valid | Value | Checks
+
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class TestDecl:
+    """`test NAME = signature(arg = value, ...) -> expectation`."""
+
+    __test__ = False  # not a pytest test class, whatever its name says
+
+    name: str
+    name_span: Span
+    target: NamedType  # the signature called
+    args: tuple[TestArg, ...]
+    expect: Expectation
+    attrs: tuple[Attribute, ...]
+    doc: str | None
+    span: Span
+
+
+Decl = ImportDecl | TypeDecl | SignatureDecl | PipelineDecl | TestDecl
 
 
 @by_fields

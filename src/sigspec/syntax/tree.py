@@ -23,6 +23,7 @@ from sigspec.syntax.strings import StringError, decode
 
 Children = list[Any]
 _MAX_INT_DIGITS = 4_000  # below Python's int-from-text limit (4,300)
+_MAX_INDEX_DIGITS = 9  # a list index: no reply holds a billion items
 
 
 def _unknown_primitive(source: SourceFile, token: Token) -> Diagnostic:
@@ -71,6 +72,10 @@ def extent(children: Children) -> Span:
 
 class _Fields(list[ast.Field]):
     """A `field_list` under construction (told apart from the tuples other rules build)."""
+
+
+class _Args(tuple[ast.TestArg, ...]):
+    """A test's arguments (told apart from the attributes' tuple)."""
 
 
 def _field_list(children: Children) -> tuple[ast.Field, ...]:
@@ -274,6 +279,66 @@ class AstBuilder:
         nodes = tuple(ast.NamedType(str(t), _tok(t)) for t in steps)
         return ast.PipelineDecl(str(name), _tok(name), nodes, c[0], None, extent(c))
 
+    # ---- tests ----
+
+    def test_decl(self, c: Children) -> ast.TestDecl:
+        name, target = _names(c)[:2]
+        args = next((x for x in c if isinstance(x, _Args)), ())
+        node = ast.NamedType(str(target), _tok(target))
+        return ast.TestDecl(str(name), _tok(name), node, tuple(args), c[-1], c[0], None, extent(c))
+
+    def test_args(self, c: Children) -> _Args:
+        return _Args(x for x in c if isinstance(x, ast.TestArg))
+
+    def test_arg(self, c: Children) -> ast.TestArg:
+        name, value = c[0], _values(c)[-1]
+        return ast.TestArg(str(name), _tok(name), value, extent(c))
+
+    def expect_valid(self, c: Children) -> ast.Valid:
+        return ast.Valid(_tok(c[0]))
+
+    def expect_exact(self, c: Children) -> ast.Value:
+        return c[0]  # type: ignore[no-any-return]
+
+    def expect_checks(self, c: Children) -> ast.Checks:
+        return ast.Checks(tuple(x for x in c if isinstance(x, ast.Check)), extent(c))
+
+    def check(self, c: Children) -> ast.Check:
+        subject, op, value = c
+        return ast.Check(subject, str(op), value, False, extent(c))  # type: ignore[arg-type]
+
+    def check_in(self, c: Children) -> ast.Check:
+        return ast.Check(c[0], "in", c[-1], False, extent(c))
+
+    def check_match(self, c: Children) -> ast.Check:
+        return ast.Check(c[0], "~", c[-1], False, extent(c))
+
+    def check_call(self, c: Children) -> ast.Check:
+        function, subject, op, value = c[0], c[2], c[4], c[5]
+        if str(function) != "len":
+            detail = f"`{function}(...)` is no check; the one function is `len(...)`"
+            self.diagnostics.append(
+                codes.SYNTAX_ERROR.at(self.source, _tok(function), detail=detail)
+            )
+        return ast.Check(subject, str(op), value, True, extent(c))  # type: ignore[arg-type]
+
+    def subject(self, c: Children) -> ast.Subject:
+        path: list[ast.PathStep] = []
+        for token in c:
+            if token.type == "NAME":
+                path.append(str(token))
+            elif token.type == "NUMBER":
+                path.append(self._index(token))
+        return ast.Subject(tuple(path), extent(c))
+
+    def _index(self, token: Token) -> int:
+        text = str(token)
+        if text.isdigit() and len(text) <= _MAX_INDEX_DIGITS:
+            return int(text)
+        detail = f"`[{text}]` is no list index (a whole number from 0)"
+        self.diagnostics.append(codes.SYNTAX_ERROR.at(self.source, _tok(token), detail=detail))
+        return 0
+
     def module(self, c: Children) -> tuple[ast.Decl, ...]:
         return tuple(c)
 
@@ -320,6 +385,17 @@ RULES = (
     "signature_decl",
     "tool_decl",
     "pipeline_decl",
+    "test_decl",
+    "test_args",
+    "test_arg",
+    "expect_valid",
+    "expect_exact",
+    "expect_checks",
+    "check",
+    "check_in",
+    "check_match",
+    "check_call",
+    "subject",
     "module",
     "inline",
     "inline_full",

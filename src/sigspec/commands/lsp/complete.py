@@ -80,6 +80,12 @@ SNIPPETS: Mapping[str, tuple[str, str, str]] = {
     "no_output_instructions": ("no_output_instructions", "", "Leave out the output format."),
     "tools": ("tools(${1})", "(tool, ...)", "The tools the model may call."),
     "compression": ("compression", "", "Compress the tool results sent back to the model."),
+    "repeat": ("repeat(${1:5})", "(count)", "How many times `sigspec test` runs the test."),
+    "min_pass_rate": (
+        "min_pass_rate(${1:0.8})",
+        "(share)",
+        "The share of the runs that must pass, from above 0 to 1.",
+    ),
 }
 if set(SNIPPETS) != set(attributes.TABLE):  # a new attribute needs its snippet
     raise AssertionError(
@@ -93,7 +99,9 @@ _PLACES: Mapping[str, frozenset[str]] = {
     "type": frozenset({attributes.TYPE}),
     "pipeline": frozenset({attributes.PIPELINE}),
     "import": frozenset({attributes.IMPORT}),
+    "test": frozenset({attributes.TEST}),
 }
+_ANY_DECL = attributes.DECLS | {attributes.TEST}
 _IMPORT = re.compile(r'(?m)^[ \t]*import[ \t]+"([^"\\\n]+)"')
 
 
@@ -130,7 +138,7 @@ def _primitives(*, colon: bool) -> Iterator[Item]:
 
 
 def _attributes(place: str | None) -> Iterator[Item]:
-    where = _PLACES.get(place, attributes.DECLS) if place is not None else attributes.DECLS
+    where = _PLACES.get(place, _ANY_DECL) if place is not None else _ANY_DECL
     for index, (name, (places, _)) in enumerate(attributes.TABLE.items()):
         if places & where:
             snippet, takes, doc = SNIPPETS[name]
@@ -183,7 +191,7 @@ def _declarations(
             importing = os.path.relpath(view.root / file.source.path, path.parent)
             importing = Path(importing).as_posix()
         for decl in file.module.decls:
-            if not isinstance(decl, ast.ImportDecl):
+            if not isinstance(decl, ast.ImportDecl | ast.TestDecl):
                 yield file, decl, importing
 
 

@@ -52,6 +52,11 @@ def params_span(decl: ast.SignatureDecl) -> Span:
     return Span(decl.name_span.end, decl.output.span.start)
 
 
+def test_args_span(decl: ast.TestDecl) -> Span:
+    """From the signature's name to the expectation: the parentheses and the arrow."""
+    return Span(decl.target.span.end, decl.expect.span.start)
+
+
 def ellipsis_key(t: ast.MapType) -> Key:
     return ("ellipsis", t.span.end, t.span.end)
 
@@ -100,6 +105,13 @@ def _containers(source: SourceFile, module: ast.Module) -> list[_Container]:
             out += _type_containers(source, decl.output)
         elif isinstance(decl, ast.TypeDecl):
             out += _type_containers(source, decl.type)
+        elif isinstance(decl, ast.TestDecl):
+            span = test_args_span(decl)
+            args = tuple((key("arg", a.span), a.span) for a in decl.args)
+            out.append(_Container(key("args", span), span, args))
+            if isinstance(decl.expect, ast.Checks):
+                checks = tuple((key("check", c.span), c.span) for c in decl.expect.items)
+                out.append(_Container(key("checks", decl.expect.span), decl.expect.span, checks))
     return out
 
 

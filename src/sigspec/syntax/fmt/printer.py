@@ -19,10 +19,21 @@ from sigspec.syntax.fmt.comments import (
     ellipsis_key,
     key,
     params_span,
+    test_args_span,
 )
 from sigspec.syntax.fmt.literals import encode, encode_triple, scalar
 
 WIDTH = 100
+
+
+def subject_text(path: tuple[ast.PathStep, ...]) -> str:
+    """A check's subject: `$` (the whole output), `score`, `items[0].name`, `$[1]`."""
+    text = "$" if not path or isinstance(path[0], int) else ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
 INDENT = "  "
 
 
@@ -42,13 +53,13 @@ class _Printer:
 
     def module(self, module: ast.Module) -> str:
         chunks: list[str] = []
-        previous: ast.Decl | None = None
+        previous: tuple[ast.Decl, str] | None = None
         for decl in module.decls:
+            text = self.decl(decl)
             if previous is not None:
-                together = isinstance(previous, ast.ImportDecl) and isinstance(decl, ast.ImportDecl)
-                chunks.append("\n" if together else "\n\n")
-            chunks.append(self.decl(decl))
-            previous = decl
+                chunks.append("\n" if _together(previous, (decl, text)) else "\n\n")
+            chunks.append(text)
+            previous = decl, text
         tail = self._comment_lines(self.notes.end_of_file, "")
         text = "".join(chunks)
         if tail:
@@ -75,8 +86,39 @@ class _Printer:
                 return self._signature(decl)
             case ast.PipelineDecl():
                 return f"pipeline {decl.name} = " + " |> ".join(s.name for s in decl.steps)
+            case ast.TestDecl():
+                return self._test(decl)
             case _:
                 assert_never(decl)
+
+    def _test(self, decl: ast.TestDecl) -> str:
+        head = f"test {decl.name} = {decl.target.name}"
+        items = [f"{a.name} = {self.value(a.value)}" for a in decl.args]
+        keys = [key("arg", a.span) for a in decl.args]
+        container = key("args", test_args_span(decl))
+        args = self._items(items, keys, container, brackets="()", indent="", column=len(head))
+        start = f"{head}{args} -> "
+        column = len(start.rsplit("\n", 1)[-1])
+        return start + self._expectation(decl.expect, column)
+
+    def _expectation(self, expect: ast.Expectation, column: int) -> str:
+        match expect:
+            case ast.Valid():
+                return "valid"
+            case ast.Checks(items, span):
+                texts = [self._check(c) for c in items]
+                keys = [key("check", c.span) for c in items]
+                return self._items(
+                    texts, keys, key("checks", span), brackets="{}", indent="", column=column
+                )
+            case _:
+                return self.value(expect)
+
+    def _check(self, check: ast.Check) -> str:
+        subject = subject_text(check.subject.path)
+        if check.length:
+            subject = f"len({subject})"
+        return f"{subject} {check.op} {self.value(check.value)}"
 
     def _signature(self, decl: ast.SignatureDecl) -> str:
         container = key("params", params_span(decl))
@@ -213,6 +255,14 @@ class _Printer:
     @staticmethod
     def _comment_lines(notes: list[Placed], indent: str) -> str:
         return "".join(f"{indent}{n.text}\n" + ("\n" if n.blank_after else "") for n in notes)
+
+
+def _together(previous: tuple[ast.Decl, str], current: tuple[ast.Decl, str]) -> bool:
+    """Imports stay in one paragraph; so do tests printed on one line each."""
+    kinds = {type(previous[0]), type(current[0])}
+    if kinds == {ast.ImportDecl}:
+        return True
+    return kinds == {ast.TestDecl} and "\n" not in previous[1] + current[1]
 
 
 def _apart_from_doc(notes: list[Placed]) -> list[Placed]:
