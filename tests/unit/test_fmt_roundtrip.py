@@ -79,7 +79,7 @@ def _tabs(text: str) -> str:
 
 
 _TOKEN = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n\r]|\\.)*"|#[^\n]*|->|\|>|\.\.\.'
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""|"(?:[^"\\\n\r]|\\.)*"|#[^\n]*|->|\|>|\.\.\.|[=!<>]='
     r"|[:@]?[A-Za-z_][A-Za-z0-9_-]*|-?[0-9][0-9.eE+-]*|\S",
     re.DOTALL,
 )
@@ -388,9 +388,40 @@ def declarations(draw: st.DrawFn, index: int, named: tuple[str, ...]) -> tuple[l
         output, _ = draw(types(named))
         head = _tok(kind, f"{kind[0]}{index}", "(")
         return [*attrs, *head, *params, *_tok(")", "->"), *output], ""
+    if kind == "other" and draw(st.booleans()):
+        return draw(declared_tests(index)), ""
     if draw(st.booleans()):
         return _tok("import", draw(strings())), ""
     return _tok("pipeline", f"p{index}", "=", "s1", "|>", "s2"), ""
+
+
+SUBJECTS = ["$", "a", "c-d", "a.b", "a[0]", "$[1].e_f", "type.in", "valid", "len"]
+OPERATORS = ["==", "!=", "<", "<=", ">", ">=", "in", "~"]
+
+
+@st.composite
+def declared_tests(draw: st.DrawFn, index: int) -> list[Tok]:
+    """`test tN = s1(a = value, ...) -> valid | value | {checks}`, with test attributes."""
+    attrs: list[Tok] = []
+    for attr in draw(st.lists(st.sampled_from(["@repeat(3)", "@min_pass_rate(0.5)"]), max_size=2)):
+        attrs += _split_attr(attr)
+    names = draw(st.lists(st.sampled_from(FIELD_NAMES), max_size=3, unique=True))
+    args = [[(name, False), ("=", False), *draw(values())] for name in names]
+    head = [*attrs, *_tok("test", f"t{index}", "=", "s1"), *_join("(", args, ")"), *_tok("->")]
+    shape = draw(st.sampled_from(["valid", "value", "checks"]))
+    if shape == "valid":
+        return [*head, *_tok("valid")]
+    if shape == "value":
+        return [*head, *draw(values())]
+    checks: list[list[Tok]] = []
+    for _ in range(draw(st.integers(1, 3))):
+        subject = _tok(draw(st.sampled_from(SUBJECTS)))
+        operators = OPERATORS
+        if draw(st.booleans()):  # `len(...)` compares: no `in`, no `~`
+            subject = [("len", False), ("(", False), *subject, (")", False)]
+            operators = OPERATORS[:6]
+        checks.append([*subject, (draw(st.sampled_from(operators)), False), *draw(values())])
+    return [*head, *_join("{", checks, "}")]
 
 
 @st.composite

@@ -24,7 +24,7 @@ Summary = tuple[Any, ...]
 
 @dataclass(frozen=True, slots=True)
 class Declaration:
-    kind: str  # "type", "signature", "tool" or "pipeline"
+    kind: str  # "type", "signature", "tool", "pipeline" or "test"
     name: str
     summary: Summary
 
@@ -69,6 +69,8 @@ def meanings(loaded: LoadResult, *, lowered: bool = False) -> dict[str, FileMean
     for pipeline in project.pipelines:
         summary = (freeze(pipeline),)
         entries.append((pipeline.origin, Declaration("pipeline", pipeline.name, summary)))
+    for test in project.tests:
+        entries.append((test.origin, Declaration("test", test.name, (freeze(test),))))
     placed: dict[str, list[tuple[int, Declaration]]] = {s.path: [] for s in loaded.sources}
     for origin, decl in entries:
         path, start = (origin.source.path, origin.span.start) if origin else ("", 0)

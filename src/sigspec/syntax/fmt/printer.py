@@ -97,6 +97,12 @@ class _Printer:
         keys = [key("arg", a.span) for a in decl.args]
         container = key("args", test_args_span(decl))
         args = self._items(items, keys, container, brackets="()", indent="", column=len(head))
+        if "\n" not in args and items:
+            # As for a signature: the flat call must leave room for the expectation's start.
+            start = f"{head}{args} -> "
+            first = self._expectation(decl.expect, len(start)).split("\n", 1)[0]
+            if len(start) + len(first) > WIDTH:
+                args = self._items(items, keys, container, brackets="()", indent="", column=WIDTH)
         start = f"{head}{args} -> "
         column = len(start.rsplit("\n", 1)[-1])
         return start + self._expectation(decl.expect, column)
