@@ -26,3 +26,8 @@ signature read_invoice(document :string) -> {
   due_date :string? @format("date"),
   total :float
 }
+
+## Two products named in the text come back with their prices.
+test two_products = extract_products(
+  article = "The Acme Kettle costs 30 dollars and the Acme Toaster costs 45 dollars."
+) -> {len(products) >= 2, products[0].name ~ "Kettle", products[0].price == 30}

@@ -20,3 +20,14 @@ signature act_on_sentiment(sentiment Sentiment, score :float) -> {
 
 ## Classify a review, then decide the follow-up.
 pipeline triage = classify |> act_on_sentiment
+
+## A review that leaves no doubt. A small model may still waver: 4 runs of 5 must pass.
+@repeat(5)
+@min_pass_rate(0.8)
+test clearly_positive = classify(text = "I love it. Best purchase I have made all year!") -> {
+  sentiment == "positive",
+  score >= 0.5
+}
+
+## Any valid classification passes: the reply parses and fits the types.
+test any_review = classify(text = "It arrived on Tuesday in a brown box.") -> valid

@@ -15,3 +15,9 @@ signature summarize(
   max_words :int = 150 @min(20),
   focus [:string] = []
 ) -> :string
+
+## A short summary: text mode returns the reply as it came, so the test measures it.
+test short_summary = summarize(
+  document = "The city council voted on Monday to build a new library near the river.",
+  max_words = 20
+) -> {len($) >= 10, len($) <= 400}
