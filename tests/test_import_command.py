@@ -4,6 +4,7 @@ import judges values as Pydantic does."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,17 @@ def test_usage_errors_exit_2_without_a_traceback(
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_fifo_or_a_folder_is_refused_without_waiting(tmp_path: Path) -> None:
+    """Reading a fifo would block until something writes to it; `run_cli` has a timeout."""
+    fifo = tmp_path / "schema.json"
+    os.mkfifo(fifo)
+    result = run_cli("import", str(fifo))
+    assert result.returncode == 2
+    assert "it is a fifo, not a file" in result.stderr
+    folder = run_cli("import", str(tmp_path))
+    assert folder.returncode == 2 and "it is a folder, not a file" in folder.stderr
 
 
 def test_a_module_that_fails_to_import_is_a_usage_error(tmp_path: Path) -> None:

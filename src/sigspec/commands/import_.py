@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
 import click
 
 from sigspec.commands import Report
+from sigspec.compiler.paths import kind_of
 
 _MODEL = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\Z")
 
@@ -57,6 +59,9 @@ def _read(spec: str) -> tuple[Any, str]:
     if not path.exists() and _MODEL.match(spec):
         return _model_schema(spec), spec.rpartition(":")[2].rpartition(".")[2]
     try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):  # reading a fifo would wait for a writer that never comes
+            raise UsageError(f"cannot read {spec}: it is {kind_of(mode)}, not a file")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UsageError(f"no such file: {spec}") from None
