@@ -11,6 +11,7 @@ import math
 import re
 from typing import Any
 
+from sigspec.semantics.attributes import SCHEMA_KEYWORDS
 from sigspec.semantics.resolve import FORMATS
 from sigspec.syntax.fmt.literals import encode, scalar
 from sigspec.syntax.scan import MAX_DEPTH
@@ -75,9 +76,16 @@ STRUCTURE = frozenset(
         "uniqueItems",
     }
 )
-_NUMBER = {"minimum": "min", "maximum": "max"}
-_STRING = {"minLength": "min_length", "maxLength": "max_length", "pattern": "pattern"}
-_ARRAY = {"minItems": "min_items", "maxItems": "max_items"}
+
+
+def _attributes(*keys: str) -> dict[str, str]:
+    """Keywords and the attributes they become (one table: `semantics/attributes.py`)."""
+    return {key: SCHEMA_KEYWORDS[key] for key in keys}
+
+
+_NUMBER = _attributes("minimum", "maximum")
+_STRING = _attributes("minLength", "maxLength", "pattern")
+_ARRAY = _attributes("minItems", "maxItems")
 _EXCLUSIVE = {"exclusiveMinimum": ("min", 1), "exclusiveMaximum": ("max", -1)}
 CONSTRAINTS = frozenset({*_NUMBER, *_STRING, *_ARRAY, *_EXCLUSIVE, "format"})
 # Each level of schema writes at most two brackets (`[(...)?]`): within the parser's nesting.

@@ -161,15 +161,18 @@ TABLE: dict[str, tuple[frozenset[str], Callable[[list[Any]], Any]]] = {
     "min_pass_rate": (frozenset({TEST}), _rate),
 }
 
-# JSON Schema's keywords for the constraints (lower-cased): `@minimum` suggests `@min`.
-SYNONYMS = {
+# JSON Schema's constraint keywords and the attribute each one is (`sigspec import` reads it).
+SCHEMA_KEYWORDS = {
     "minimum": "min",
     "maximum": "max",
-    "minlength": "min_length",
-    "maxlength": "max_length",
-    "minitems": "min_items",
-    "maxitems": "max_items",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minItems": "min_items",
+    "maxItems": "max_items",
 }
+# The keywords written as attributes, lower-cased: `@minimum` suggests `@min`.
+SYNONYMS = {k.lower(): v for k, v in SCHEMA_KEYWORDS.items() if k.lower() != v}
 
 
 @dataclass(frozen=True, slots=True)
