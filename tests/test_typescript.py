@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from conftest import EXAMPLES, ROOT, run_cli
 from test_shared_cases import compile_typescript
@@ -74,6 +75,20 @@ def tsc_and_run(folder: Path, program: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["node", str(js / "main.js")], capture_output=True, text=True, check=False, timeout=120
     )
+
+
+def compile_and_run(folder: Path, sig: str, program: str) -> dict[str, Any]:
+    """`sig` compiled to TypeScript in `folder`, then `program` run against it: the JSON
+    it printed."""
+    (folder / "s.sig").write_text(sig, "utf-8")
+    result = run_cli(
+        "compile", "s.sig", "-o", str(folder / "out"), "--target", "typescript", cwd=folder
+    )
+    assert result.returncode == 0, result.stderr
+    run = tsc_and_run(folder / "out", program)
+    assert run.returncode == 0, run.stderr
+    out: dict[str, Any] = json.loads(run.stdout)
+    return out
 
 
 def test_examples_compile_with_tsc_and_the_client_runs(

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import run_cli
 from test_shared_cases import compile_typescript
-from test_typescript import tsc_and_run
+from test_typescript import compile_and_run, tsc_and_run
 
 SIG = """\
 type Mood = "happy" | "sad"
@@ -192,16 +192,7 @@ console.log(JSON.stringify(out));
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("stream")
-    (folder / "s.sig").write_text(SIG, "utf-8")
-    result = run_cli(
-        "compile", "s.sig", "-o", str(folder / "out"), "--target", "typescript", cwd=folder
-    )
-    assert result.returncode == 0, result.stderr
-    run = tsc_and_run(folder / "out", PROGRAM)
-    assert run.returncode == 0, run.stderr
-    out: dict[str, Any] = json.loads(run.stdout)
-    return out
+    return compile_and_run(tmp_path_factory.mktemp("stream"), SIG, PROGRAM)
 
 
 def _values(partials: list[list[Any]]) -> list[Any]:

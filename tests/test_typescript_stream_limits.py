@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli
-from test_typescript import tsc_and_run
+from test_typescript import compile_and_run
 
 SIG = """\
 type Mood = "happy" | "sad"
@@ -254,16 +253,7 @@ GOOD = {"mood": "happy", "score": 7}
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("stream-limits")
-    (folder / "s.sig").write_text(SIG, "utf-8")
-    result = run_cli(
-        "compile", "s.sig", "-o", str(folder / "out"), "--target", "typescript", cwd=folder
-    )
-    assert result.returncode == 0, result.stderr
-    run = tsc_and_run(folder / "out", PROGRAM)
-    assert run.returncode == 0, run.stderr
-    out: dict[str, Any] = json.loads(run.stdout)
-    return out
+    return compile_and_run(tmp_path_factory.mktemp("stream-limits"), SIG, PROGRAM)
 
 
 def _errors(step: dict[str, Any]) -> list[Any]:
