@@ -125,8 +125,11 @@ def check_reason(check: ir.Check, output: Any) -> str | None:
         actual = _length(found)
         if actual is None:
             return f"{wanted}: {subject} is {shortened(found)}, which has no length"
-    if holds(check.op, actual, check.value):
-        return None
+    try:
+        if holds(check.op, actual, check.value):
+            return None
+    except ValueError as exc:  # a pattern the checker let through that Python cannot run
+        return f"{wanted}: the pattern cannot be run here ({exc})"
     return f"{wanted}: {shown} is {shortened(actual)}"
 
 

@@ -39,4 +39,7 @@ def wilson(passed: int, total: int, z: float = Z95) -> tuple[float, float]:
     z2 = z * z
     centre = (p + z2 / (2 * total)) / (1 + z2 / total)
     half = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / (1 + z2 / total)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or `total` successes a bound is 0 or 1 exactly; rounding would print 99.99...%.
+    low = 0.0 if passed == 0 else max(0.0, centre - half)
+    high = 1.0 if passed == total else min(1.0, centre + half)
+    return low, high
