@@ -165,7 +165,7 @@ def sigspec_test(folder: Path, *args: str, key: str | None = KEY) -> Any:
 
 def rows(stdout: str) -> list[list[str]]:
     """The table's rows (after the header), split on runs of two spaces."""
-    lines = stdout.split("\n\n")[0].splitlines()[1:]
+    lines = stdout.split("\n\n", maxsplit=1)[0].splitlines()[1:]
     return [[cell.strip() for cell in line.split("  ") if cell.strip()] for line in lines]
 
 
@@ -261,7 +261,7 @@ def test_a_changed_model_or_params_makes_the_test_stale(
         folder = project(tmp_path, server.url)
         sigspec_test(folder, "-k", "positive", "--record")
     config = (folder / "pyproject.toml").read_text()
-    key = extra.split(" =")[0]
+    key = extra.split(" =", maxsplit=1)[0]
     kept = [line for line in config.splitlines() if not line.startswith(key + " ")]
     (folder / "pyproject.toml").write_text("\n".join([*kept, extra]) + "\n")
     replayed = sigspec_test(folder, "-k", "positive")
@@ -293,7 +293,9 @@ def test_pass_rates_over_repeated_runs(tmp_path: Path) -> None:
         ["more.sig::flaky_strict", "fail", "3/5 60% [23%-88%]", "5", "75"],
     ]
     assert [row[:5] for row in rows(recorded.stdout)] == expected
-    assert "pass rate 3/5 is below 0.8; first failure: run 2:" in recorded.stdout
+    assert "more.sig::flaky_strict (fail): pass rate 3/5 is below 0.8\n" in recorded.stdout
+    assert 'run 2 (fail): sentiment == "positive": sentiment is "negative"' in recorded.stdout
+    assert "run 1 (" not in recorded.stdout  # a passed run has no reason to give
     runs = (folder / "cassettes/more/flaky_ok.jsonl").read_text().splitlines()[1:]
     assert sorted(json.loads(line)["run"] for line in runs) == [1, 2, 3, 4, 5]
     replayed = sigspec_test(folder, "more.sig", "-k", "flaky*")
@@ -557,3 +559,55 @@ def test_text_signatures_are_judged_on_their_text(tmp_path: Path) -> None:
     (test,) = json.loads(done.stdout)["tests"]
     assert test["result"] == "pass"
     assert test["runs"][0]["output"] == "A short summary."
+
+
+# ---- a real model -------------------------------------------------------------------------
+
+REAL_SIG = """\
+@output(json)
+@prompt("Classify the sentiment of this product review:\\n\\n{{text}}")
+@max_turns(3)
+signature classify(text :string) -> {
+  sentiment ("positive" | "negative" | "neutral"),
+  score :float @min(0) @max(1)
+}
+
+test happy = classify(text = "I love it, it works perfectly.") -> valid
+test angry = classify(text = "Broken. Refund!") -> {sentiment in ["negative", "neutral"]}
+"""
+
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    import real_model
+
+    reason = real_model.missing()
+    if reason is not None:
+        real_model.unavailable(reason)
+    model = real_model.gguf()
+    assert model is not None
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with real_model.serve(model, log) as running:
+        yield running
+
+
+def test_record_against_a_real_model_then_replay_offline(tmp_path: Path, real_server: Any) -> None:
+    import real_model
+
+    params = ", ".join(f"{k} = {json.dumps(v)}" for k, v in real_model.SAMPLING.items())
+    (tmp_path / "sigspec.toml").write_text(
+        f'[test]\nmodel = "{real_server.model}"\nbase_url = "{real_server.base_url}"\n'
+        f"params = {{ {params} }}\nconcurrency = 1\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "reviews.sig").write_text(REAL_SIG, encoding="utf-8")
+    recorded = run_cli("test", "--record", cwd=tmp_path)
+    assert recorded.returncode in (0, 1), recorded.stderr
+    assert "Traceback" not in recorded.stderr
+    found = outcomes(recorded.stdout)
+    assert list(found) == ["reviews.sig::happy", "reviews.sig::angry"]
+    assert set(found.values()) <= {"pass", "fail"}  # reached the model: no error, no stale
+    assert len(list(tmp_path.rglob("*.jsonl"))) == 2
+    replayed = run_cli("test", cwd=tmp_path)
+    assert replayed.returncode == recorded.returncode
+    assert rows(replayed.stdout) == rows(recorded.stdout)

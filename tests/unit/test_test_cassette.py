@@ -96,7 +96,7 @@ def test_location() -> None:
     ],
 )
 def test_an_unreadable_cassette_says_where(text: str, said: str) -> None:
-    with pytest.raises(tape.CassetteError, match="c.jsonl") as info:
+    with pytest.raises(tape.CassetteError, match=r"c\.jsonl") as info:
         tape.loads(text, "c.jsonl")
     assert said in str(info.value)
 
