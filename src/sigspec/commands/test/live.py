@@ -84,7 +84,9 @@ def callback(endpoint: Endpoint, client: Client) -> Llm:
         extra = {"base_url": endpoint.base_url} if endpoint.base_url else {}
         most = params.pop("max_tokens", ANTHROPIC_MAX_TOKENS)
         made = sdk.Anthropic(api_key=endpoint.api_key, **extra)
-        return adapters.anthropic_llm(made, endpoint.model, max_tokens=most, **params)  # type: ignore[no-any-return]
+        # The SDK's method takes only the fields it knows by name: the rest goes as JSON.
+        body = {"extra_body": params} if params else {}
+        return adapters.anthropic_llm(made, endpoint.model, max_tokens=most, **body)  # type: ignore[no-any-return]
     if endpoint.provider == "gemini":
         http = sdk.types.HttpOptions(base_url=endpoint.base_url) if endpoint.base_url else None
         made = sdk.Client(api_key=endpoint.api_key, http_options=http)
