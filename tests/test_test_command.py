@@ -680,3 +680,31 @@ def test_a_missing_sdk_is_a_configuration_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 2, done.stderr
     assert "provider `anthropic` needs its official SDK: pip install anthropic" in done.stderr
+
+
+def test_threads_parsing_their_first_replies_at_once_load_the_parser_once() -> None:
+    """`sigspec test` runs calls in threads: the runtime's lazily loaded reply parser must
+    survive its first use from several at once (it was extended once per thread)."""
+    from sigspec.runtime import validate
+
+    def valid(value: Any, punt: Any) -> Any:
+        return value
+
+    validate._PARSER.clear()
+    barrier = threading.Barrier(8)
+    failures: list[BaseException] = []
+
+    def parse() -> None:
+        barrier.wait()
+        try:
+            validate.parse_checked('{"a": 1}', ("any",), {}, valid)
+        except BaseException as exc:  # collected for the assertion
+            failures.append(exc)
+
+    threads = [threading.Thread(target=parse) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert len(validate._PARSER) == 3
