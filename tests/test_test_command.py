@@ -708,3 +708,30 @@ def test_threads_parsing_their_first_replies_at_once_load_the_parser_once() -> N
         thread.join()
     assert failures == []
     assert len(validate._PARSER) == 3
+
+
+def test_an_sdk_refusing_its_settings_is_a_configuration_error(tmp_path: Path) -> None:
+    (tmp_path / "sigspec.toml").write_text('[test]\nprovider = "gemini"\nmodel = "m"\n')
+    (tmp_path / "ok.sig").write_text(OK_SIG, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("GOOGLE_API_KEY", "GEMINI_API_KEY")}
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "sigspec", "test", "--live"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: gemini: ValueError:")
+    assert "Traceback" not in done.stderr
+
+
+def test_the_endpoint_never_shows_its_key() -> None:
+    from sigspec.commands.test.live import Endpoint
+
+    endpoint = Endpoint("openai", "m", None, {}, KEY)
+    assert KEY not in repr(endpoint) and KEY not in str(endpoint)

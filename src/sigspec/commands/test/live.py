@@ -80,6 +80,13 @@ def callback(endpoint: Endpoint, client: Client) -> Llm:
             raise SetupError(f"[test] params: {exc}") from None
         return made
     sdk = _sdk(endpoint.provider)
+    try:
+        return _sdk_callback(endpoint, sdk, adapters, params)
+    except Exception as exc:  # the SDK refused its settings (Gemini without a key)
+        raise SetupError(f"{endpoint.provider}: {type(exc).__name__}: {exc}") from None
+
+
+def _sdk_callback(endpoint: Endpoint, sdk: Any, adapters: Any, params: dict[str, Any]) -> Llm:
     if endpoint.provider == "anthropic":
         extra = {"base_url": endpoint.base_url} if endpoint.base_url else {}
         most = params.pop("max_tokens", ANTHROPIC_MAX_TOKENS)
