@@ -395,6 +395,66 @@ def breaking(
     sys.exit(command.run(paths, ref, report, say=_say(quiet)))
 
 
+@main.command(name="test")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "-k",
+    "pattern",
+    metavar="PATTERN",
+    help="Run only the tests PATTERN selects: a glob (with * ? [...]) matched against "
+    "FILE.sig::NAME or against NAME, else a substring of FILE.sig::NAME. A filter that "
+    "selects no test exits 1.",
+)
+@click.option("--live", is_flag=True, help="Call the model; record nothing (default: replay).")
+@click.option(
+    "--record", is_flag=True, help="Call the model and rewrite each selected test's cassette."
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 1000),
+    help="Runs per test, over each test's @repeat (replay: at most the runs recorded).",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 256),
+    help="Runs at once (default: `concurrency` in [test], else 4).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("table", "json", "junit")),
+    default="table",
+    show_default=True,
+    help="How to print the results (standard output; the summary goes to standard error).",
+)
+def test_command(
+    *,
+    paths: tuple[Path, ...],
+    pattern: str | None,
+    live: bool,
+    record: bool,
+    repeat: int | None,
+    jobs: int | None,
+    fmt: str,
+) -> None:
+    """Run the test declarations of the .sig files in PATHS (default: the project) through
+    the generated Python client: replayed from cassettes (the default, for CI), or against
+    the model configured in [tool.sigspec.test] (--live, --record).
+
+    A replayed test whose request no longer hashes as recorded (its prompt, schema, model
+    or params changed) is stale, not replayed. Exit 0: every test passed; 1: a test failed,
+    was stale or could not run, the project has errors, or no test was selected; 2: usage
+    or configuration (no `model`, the key's variable unset for a live run, an SDK missing).
+    """
+    from sigspec.commands import test as command
+
+    if live and record:
+        raise click.UsageError("--live and --record exclude each other (--record calls live)")
+    mode = "record" if record else "live" if live else "replay"
+    options = command.Options(paths, pattern, mode, repeat, jobs, fmt)
+    sys.exit(command.run(options, _emit))
+
+
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:

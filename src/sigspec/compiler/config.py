@@ -17,6 +17,16 @@ working directory. Paths in it are relative to the file's folder. Flags override
     [tool.sigspec.severity]           # a code's severity: "ignore", "warn" or "error"
     provider-loss = "ignore"          # (errors that guard correctness cannot be lowered)
 
+    [tool.sigspec.test]               # `sigspec test` (docs/testing.md)
+    provider = "openai"               # openai (any OpenAI-compatible endpoint), anthropic,
+                                      # gemini, ollama
+    model = "gpt-4o-mini"             # required to run or replay tests
+    base_url = "http://127.0.0.1:8080/v1"
+    api_key_env = "OPENAI_API_KEY"    # the NAME of the variable holding the key, never a key
+    params = { temperature = 0, seed = 1 }   # more fields of every request body
+    cassettes = "cassettes"           # the recorded exchanges, beside this file
+    concurrency = 4                   # runs at once (`--jobs` overrides)
+
     [tool.sigspec.limits]             # each optional; the defaults are generous
     sig_file_bytes = 4194304          # the size of one .sig file
     declarations = 10000              # declarations in one .sig file
@@ -46,6 +56,25 @@ class ConfigError(ValueError):
     """A malformed configuration: reported with exit code 2."""
 
 
+TEST_PROVIDERS = ("openai", "anthropic", "gemini", "ollama")
+
+
+@dataclass(frozen=True)
+class TestConfig:
+    """`[test]`: how `sigspec test` reaches a model. `cassettes` is None until a
+    configuration file places it (then `cassettes` beside that file)."""
+
+    __test__ = False  # not a pytest test class, whatever its name says
+
+    provider: str = "openai"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None  # the environment variable's name; never the key
+    params: dict[str, Any] = field(default_factory=dict)
+    cassettes: Path | None = None
+    concurrency: int = 4
+
+
 @dataclass(frozen=True)
 class Config:
     root: Path
@@ -64,6 +93,7 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)  # code -> "ignore" | "warn" | "error"
     # What reading the configuration found that is not fatal (a deprecated key).
     warnings: tuple[Diagnostic, ...] = ()
+    test: TestConfig = field(default_factory=TestConfig)
 
 
 def project_root(config: Config, paths: Sequence[Path]) -> Path:
@@ -156,6 +186,7 @@ def load_config(start: Path) -> Config:
         "import_roots",
         "limits",
         "severity",
+        "test",
     }
     unknown = set(data) - known
     if unknown:
@@ -176,6 +207,60 @@ def load_config(start: Path) -> Config:
         providers=providers,
         severity=_severity(data.get("severity", {}), where),
         warnings=warnings,
+        test=_test(data.get("test", {}), root, where),
+    )
+
+
+_TEST_KEYS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key_env",
+    "params",
+    "cassettes",
+    "concurrency",
+)
+
+
+def _test(data: Any, root: Path, where: str) -> TestConfig:
+    """`[test]`: each key checked; the cassettes' folder resolved beside the configuration."""
+    import re
+
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: `test` must be a table")
+    unknown = sorted(set(data) - set(_TEST_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: [test]: unknown key(s) {', '.join(unknown)}; known: {', '.join(_TEST_KEYS)}"
+        )
+    provider = _string(data.get("provider", "openai"), "test.provider", where)
+    if provider not in TEST_PROVIDERS:
+        raise ConfigError(
+            f"{where}: [test]: unknown provider `{provider}`; known: {', '.join(TEST_PROVIDERS)}"
+        )
+    key_env = data.get("api_key_env")
+    if key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key_env)):
+        # Never echoed: a key pasted here by mistake must not reach a log.
+        raise ConfigError(
+            f"{where}: [test]: `api_key_env` must be the NAME of an environment variable "
+            "(letters, digits and `_`), not the key itself"
+        )
+    params = data.get("params", {})
+    if not isinstance(params, dict):
+        raise ConfigError(f"{where}: [test]: `params` must be a table of request fields")
+    concurrency = data.get("concurrency", 4)
+    if type(concurrency) is not int or not 1 <= concurrency <= 256:
+        raise ConfigError(f"{where}: [test]: `concurrency` must be an integer from 1 to 256")
+    optional = {k: _string(data[k], f"test.{k}", where) for k in ("model", "base_url") if k in data}
+    cassettes = _string(data.get("cassettes", "cassettes"), "test.cassettes", where)
+    return TestConfig(
+        provider=provider,
+        model=optional.get("model"),
+        base_url=optional.get("base_url"),
+        api_key_env=key_env,
+        params=dict(params),
+        cassettes=root / cassettes,
+        concurrency=concurrency,
     )
 
 

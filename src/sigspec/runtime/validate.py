@@ -971,7 +971,9 @@ def parse_reply(
 def _load_parser() -> list[Any]:
     from .reply import NOT_JSON, parse_reply, whole_json
 
-    _PARSER.extend((parse_reply, whole_json, NOT_JSON))
+    # One slice assignment, not `extend`: threads parsing their first replies at once may
+    # each load it, and must leave three items, not three per thread.
+    _PARSER[:] = (parse_reply, whole_json, NOT_JSON)
     return _PARSER
 
 
