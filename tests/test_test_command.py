@@ -735,3 +735,21 @@ def test_the_endpoint_never_shows_its_key() -> None:
 
     endpoint = Endpoint("openai", "m", None, {}, KEY)
     assert KEY not in repr(endpoint) and KEY not in str(endpoint)
+
+
+def test_the_examples_replay_from_their_cassettes_and_pass() -> None:
+    """The cassettes committed with the examples, recorded against a real model, replay
+    offline: every test passes, none is stale (a change of a prompt or schema in the
+    examples must come with re-recorded cassettes)."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    result = run_cli("test", "--format", "json", cwd=examples)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["mode"] == "replay"
+    assert {t["result"] for t in report["tests"]} == {"pass"}
+    assert len(report["tests"]) >= 4
+    repeated = [t for t in report["tests"] if t["total"] > 1]
+    assert repeated and all(t["interval"][0] < t["pass_rate"] for t in repeated)
+    for cassette in (examples / "cassettes").rglob("*.jsonl"):
+        text = cassette.read_text("utf-8").lower()
+        assert "authorization" not in text and "bearer" not in text, cassette
