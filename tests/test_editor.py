@@ -301,6 +301,7 @@ def test_expand() -> None:
 CONTEXT = {
     "pipeline": "signature first(text :string) -> {result :string}\n"
     "signature second(result :string) -> {answer :string}\n",
+    "test": "signature classify(text :string) -> {label :string}\n",
 }
 
 
@@ -317,7 +318,7 @@ def test_snippet_lints_clean(name: str, tmp_path: Path) -> None:
 
 def test_snippets_cover_the_declarations() -> None:
     prefixes = {str(s["prefix"]) for s in snippets().values()}
-    assert prefixes == {"signature", "type", "tool", "pipeline", "import"}
+    assert prefixes == {"signature", "type", "tool", "pipeline", "import", "test"}
     for name, snippet in snippets().items():
         assert snippet["description"], name
         assert "$0" in "".join(snippet["body"]), name  # type: ignore[arg-type]
@@ -390,3 +391,89 @@ def test_the_extension_is_versioned_with_sigspec() -> None:
     manifest = json.loads((EXTENSION / "package.json").read_text(encoding="utf-8"))
     lock = json.loads((EXTENSION / "package-lock.json").read_text(encoding="utf-8"))
     assert manifest["version"] == lock["version"] == lock["packages"][""]["version"] == VERSION
+
+
+TESTS = """\
+signature classify(text :string, in :int) -> {label :string, score :float, items [{name :string}]}
+## A test.
+@repeat(3) @min_pass_rate(0.5)
+test positive = classify(text = "I love it", in = 1) -> {label == "a", score >= 0.5}
+test anything = classify(text = "meh") -> valid
+test exact = classify(text = "x") -> {"label": "a", "score": 0.5, "items": []}
+test more = classify(text = "x") -> {
+  len(items) <= 2, # how many
+  items[0].name ~ "^[A-Z]",
+  $.score in [1, 2],
+  label != "b", score < 1, score > 0
+}
+test test = classify(text = "valid") -> valid
+type test = {test :int, valid :int, in :int, len :int}
+"""
+
+
+@pytest.fixture(scope="module")
+def tests_sample(tmp_path_factory: pytest.TempPathFactory) -> list[Token]:
+    path = tmp_path_factory.mktemp("editor") / "tests.sig"
+    path.write_text(TESTS, encoding="utf-8")
+    return tokenize(path)[path]
+
+
+def test_a_test_head_names_the_test_and_calls_a_function(tests_sample: list[Token]) -> None:
+    assert scopes(tests_sample, 4, "test") == ["storage.type.test.sigspec"]
+    assert scopes(tests_sample, 4, "positive") == ["entity.name.function.test.sigspec"]
+    assert scopes(tests_sample, 4, "classify") == ["entity.name.function.sigspec"]
+    assert scopes(tests_sample, 3, "@repeat") == ["entity.name.function.decorator.sigspec"]
+    # Arguments name the params they pass, a field or param named `in` too.
+    assert scopes(tests_sample, 4, "text") == ["variable.parameter.sigspec"]
+    assert scopes(tests_sample, 4, "in") == ["variable.parameter.sigspec"]
+    assert scopes(tests_sample, 5, "valid") == ["constant.language.valid.sigspec"]
+    assert scopes(tests_sample, 5, "->") == ["keyword.operator.arrow.sigspec"]
+    # `test test = ...`: the keyword, then the name; a string "valid" stays a string.
+    assert all_scopes(tests_sample, 13, "test") == [
+        ["storage.type.test.sigspec"],
+        ["entity.name.function.test.sigspec"],
+    ]
+    assert all_scopes(tests_sample, 13, "valid") == [
+        ["string.quoted.double.sigspec"],
+        ["constant.language.valid.sigspec"],
+    ]
+
+
+def test_checks_are_subjects_operators_and_values(tests_sample: list[Token]) -> None:
+    assert scopes(tests_sample, 4, "label") == ["variable.other.member.sigspec"]
+    assert scopes(tests_sample, 4, "==") == ["keyword.operator.comparison.sigspec"]
+    assert scopes(tests_sample, 4, ">=") == ["keyword.operator.comparison.sigspec"]
+    assert scopes(tests_sample, 4, "0.5") == ["constant.numeric.sigspec"]
+    assert scopes(tests_sample, 8, "len") == ["support.function.len.sigspec"]
+    assert scopes(tests_sample, 8, "items") == ["variable.other.member.sigspec"]
+    assert scopes(tests_sample, 8, "<=") == ["keyword.operator.comparison.sigspec"]
+    assert scopes(tests_sample, 8, "# how many") == ["comment.line.number-sign.sigspec"]
+    assert scopes(tests_sample, 9, "name") == ["variable.other.member.sigspec"]
+    assert scopes(tests_sample, 9, ".") == ["punctuation.accessor.sigspec"]
+    assert scopes(tests_sample, 9, "0") == ["constant.numeric.sigspec"]
+    assert scopes(tests_sample, 9, "~") == ["keyword.operator.match.sigspec"]
+    assert scopes(tests_sample, 10, "$") == ["variable.language.output.sigspec"]
+    assert scopes(tests_sample, 10, "in") == ["keyword.operator.in.sigspec"]
+    for operator in ("!=", "<", ">"):
+        assert scopes(tests_sample, 11, operator) == ["keyword.operator.comparison.sigspec"]
+    # An exact value is JSON.
+    assert all_scopes(tests_sample, 6, "label") == [["string.quoted.double.sigspec"]]
+
+
+def test_after_a_test_the_words_are_names_again(tests_sample: list[Token]) -> None:
+    assert scopes(tests_sample, 14, "type") == ["storage.type.type.sigspec"]
+    assert scopes(tests_sample, 14, "test") == ["entity.name.type.sigspec"]
+    for name in ("valid", "in", "len"):
+        assert scopes(tests_sample, 14, name) == ["variable.other.property.sigspec"], name
+    assert all_scopes(tests_sample, 1, "in") == [["variable.other.property.sigspec"]]
+
+
+def test_every_test_token_is_classified_and_valid(tests_sample: list[Token]) -> None:
+    bare = [(line, text) for line, text, names in tests_sample if len(names) == 1 and text.strip()]
+    assert bare == []
+    from sigspec.diagnostics.source import SourceFile
+    from sigspec.syntax.parser import parse_module
+
+    module, diagnostics = parse_module(SourceFile("tests.sig", TESTS))
+    assert module is not None
+    assert [d for d in diagnostics if d.is_error] == []

@@ -9,7 +9,22 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given
-from test_fmt_roundtrip import CASES, EXAMPLES, GENERATED, LAYOUTS, _corpus_text, _parses, sig_files
+from hypothesis import strategies as st
+from test_fmt_roundtrip import (
+    CASES,
+    EXAMPLES,
+    GENERATED,
+    LAYOUTS,
+    Tok,
+    _corpus_text,
+    _join,
+    _layout,
+    _parses,
+    _split_attr,
+    _tok,
+    sig_files,
+    values,
+)
 
 from sigspec.commands.lsp import context
 from sigspec.commands.lsp.actions import REASON, read_fixes, suppressible, suppression
@@ -68,10 +83,55 @@ TAIL = "\nsignature later(q :int) -> :int\n"
         ('@system("', "none"),
         ("signature a(x :int ", "none"),
         ("@min(", "none"),
+        # Tests, and the keywords that start a declaration:
+        ("", "keyword"),
+        ("type A = :int\n", "keyword"),
+        ("type A = :int\n\nsig", "keyword"),
+        ("@deprecated\n", "keyword"),
+        ("test t = ", "step"),
+        ("test t = cl", "step"),
+        ("test t = f(", "argument"),
+        ('test t = f(x = "a", ', "argument"),
+        ("test t = f(x = 1) -> {", "subject"),
+        ("test t = f(x = 1) -> {a == 1, it", "subject"),
+        ("test t = f(x = 1) -> {len(", "subject"),
+        ("test t = f(x = 1) -> {a.b[0].", "subject"),
+        ("test t = f(x = 1) -> {$.", "subject"),
+        ("test test = test(test = 1) -> {test.", "subject"),
+        ("test t = f(x = 1) -> ", "expectation"),
+        ("@repeat(2)\ntest t = f(x = 1)\n  -> va", "expectation"),
+        ("test t = f(x = ", "none"),
+        ("test t = f(x = [", "none"),
+        ("test t = f(x = 1) -> [", "none"),
+        ("test t = f(x = 1) -> {a in [", "none"),
+        ("test t = f(x = 1) -> {a == ", "none"),
+        ('test t = f(x = 1) -> {"a": ', "none"),
+        ("test t = f(x = 1) -> {a[", "none"),
+        ("type test = ", "type"),
+        ("signature test(x ", "type"),
+        ("signature f(x :int) -> {test ", "type"),
+        ("type A = :int te", "none"),
+        ("signature f(x :int) -> {\n  ", "none"),
     ],
 )
 def test_the_context_before_the_cursor(before: str, kind: str) -> None:
     assert context_at(before + TAIL, len(before)).kind == kind
+
+
+def test_what_a_test_context_holds() -> None:
+    text = 'test t = f(a = 1, , c = {"x": [1]}, d = 2)'
+    found = context_at(text, text.index(", ,") + 2)
+    assert (found.kind, found.signature, found.given) == ("argument", "f", ("a", "c", "d"))
+    text = "test t = f(ab = 1)"  # the word at the cursor is not given yet
+    assert context_at(text, text.index("b")).given == ()
+    text = "@repeat(2) test t = g() -> {$[1].items[0]. == 1}"
+    found = context_at(text, text.index(" =="))
+    assert (found.kind, found.signature, found.path) == ("subject", "g", (1, "items", 0))
+    text = "test t = g() -> {len(items."
+    assert context_at(text, len(text)).path == ("items",)
+    assert context_at(text, len("test t = g() -> {len(")).nested
+    text = "@\ntest t = f() -> valid"
+    assert context_at(text, 1).place == "test"
 
 
 def test_a_broken_declaration_above_does_not_leak() -> None:
@@ -124,14 +184,33 @@ signature f(x :string "# not a comment either") -> {
 pipeline p = f |> f
 '''
 
+TRICKY_TESTS = """\
+signature test(test :int, valid :int) -> {in :int, len [{test :int}]}
+## doc
+@repeat(3) @min_pass_rate(0.5)
+test test = test(test = 1, valid = [1, {"a": "test t = f("}]) -> {
+  in == 1, len(len) > 2,
+  len[0].test in [1, 2], # test x = y(
+  $.in ~ "^a"
+}
+test valid = test(
+test = 2) -> valid
+test exact = test(test = 3) -> {"in": 1, "len": []}
+"""
 
-@pytest.mark.parametrize("path", [*EXAMPLES, None], ids=lambda p: p.name if p else "tricky")
+
+@pytest.mark.parametrize(
+    "path", [*EXAMPLES, None, Path("tests")], ids=lambda p: p.name if p else "tricky"
+)
 def test_reading_from_the_declaration_is_reading_the_whole(
     path: Path | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The scan from the last declaration head reads as the scan of the whole text does,
     at every offset, strings and comments holding what looks like a head included."""
-    text = path.read_text(encoding="utf-8") if path is not None else TRICKY
+    if path is None or path.suffix != ".sig":
+        text = TRICKY if path is None else TRICKY_TESTS
+    else:
+        text = path.read_text(encoding="utf-8")
     short = [context_at(text, offset) for offset in range(len(text) + 1)]
     monkeypatch.setattr(context, "_scan_start", lambda text, offset: 0)
     whole = [context_at(text, offset) for offset in range(len(text) + 1)]
@@ -140,6 +219,8 @@ def test_reading_from_the_declaration_is_reading_the_whole(
     assert kinds >= {"none", "type", "attribute"}
     if path is None:
         assert kinds >= {"template", "primitive", "step"}
+    if path == Path("tests"):
+        assert kinds >= {"argument", "subject", "keyword", "attribute"}
 
 
 # ---- the items ---------------------------------------------------------------------------------
@@ -384,12 +465,35 @@ def format_each_declaration(text: str, *, own: bool = True) -> str:
     return text
 
 
+# Tests laid out as no formatter would, comments inside their calls and checks.
+MESSY_TESTS = """\
+signature   f(x :int, y :string = "a") -> {a :int, b [{c :string}]}
+## doc of t1
+@repeat( 3 )   @min_pass_rate(0.5)
+test   t1 = f( x = 1 ,y="b" )->{a==1,len( b )>=1 ,
+   b[0].c ~ "^x", # why
+   $ . a in [1,2]}
+test t2 = f(
+  # the one argument
+  x = 2) -> valid    # trailing
+test t3=f(x=3)->{"a": 1, "b": []}
+type T = {x :int}
+"""
+
+
 def _corpus() -> list[tuple[str, str]]:
     fmt_cases = [p for p in CASES if p.parent.name == "fmt"]
+    texts = [
+        (f"{p.parent.name}/{p.name}", _corpus_text(p), LAYOUTS) for p in [*EXAMPLES, *fmt_cases]
+    ]
+    # `commented` cuts a check's `==` in two (its lexer knows no checks): these tests hold
+    # comments where they may stand, written by hand.
+    plain = {name: layout for name, layout in LAYOUTS.items() if name != "commented"}
+    texts += [("tests/messy", MESSY_TESTS, plain), ("tests/tricky", TRICKY_TESTS, plain)]
     return [
-        (f"{p.parent.name}/{p.name}:{layout}", LAYOUTS[layout](_corpus_text(p)))
-        for p in [*EXAMPLES, *fmt_cases]
-        for layout in LAYOUTS
+        (f"{name}:{layout}", layouts[layout](text))
+        for name, text, layouts in texts
+        for layout in layouts
     ]
 
 
@@ -412,6 +516,56 @@ def test_generated_files_by_declaration(text: str) -> None:
     assert _parses(text)
     whole = format_source(SourceFile("a.sig", text)).text
     # A comment the formatter moves out of a declaration widens its edit (below).
+    assert _lf(format_each_declaration(text, own=False)) == whole
+
+
+SUBJECTS = ["$", "a", "a.b", "$[0]", "a[1].b", "$.a"]
+OPERATORS = ["==", "!=", "<", "<=", ">", ">=", "in", "~"]
+
+
+@st.composite
+def declared_tests(draw: st.DrawFn, index: int) -> list[Tok]:
+    """A test's tokens (it need not check clean: formatting reads its syntax alone)."""
+    attrs: list[Tok] = []
+    for attr in draw(st.lists(st.sampled_from(["@repeat(3)", "@min_pass_rate(0.5)"]))):
+        attrs += _split_attr(attr)
+    args = [[(name, False), ("=", False), *draw(values(1))] for name in draw(st.sets(_NAMES))]
+    call = _join("(", args, ")")
+    kind = draw(st.sampled_from(["valid", "value", "checks"]))
+    expect: list[Tok]
+    if kind == "valid":
+        expect = _tok("valid")
+    elif kind == "value":
+        expect = draw(values())
+    else:
+        checks = []
+        for _ in range(draw(st.integers(1, 3))):
+            subject = draw(st.sampled_from(SUBJECTS))
+            operators = OPERATORS
+            if draw(st.booleans()):  # a length compares
+                subject, operators = f"len({subject})", OPERATORS[:6]
+            checks.append([*_tok(subject, draw(st.sampled_from(operators))), *draw(values(1))])
+        expect = _join("{", checks, "}")
+    return [*attrs, *_tok("test", f"t{index}", "=", "f"), *call, ("->", False), *expect]
+
+
+_NAMES = st.sampled_from(["x", "y", "test", "valid", "in"])
+
+
+@st.composite
+def files_with_tests(draw: st.DrawFn) -> str:
+    tokens: list[Tok] = []
+    for index in range(draw(st.integers(1, 3))):
+        tokens += draw(declared_tests(index))
+    return draw(sig_files()) + "\n" + _layout(draw, tokens)
+
+
+@GENERATED
+@given(files_with_tests())
+def test_generated_tests_by_declaration(text: str) -> None:
+    assert _parses(text)
+    whole = format_source(SourceFile("a.sig", text)).text
+    assert whole is not None
     assert _lf(format_each_declaration(text, own=False)) == whole
 
 

@@ -13,6 +13,7 @@ from sigspec.commands.lsp.project import load_view
 from sigspec.commands.lsp.symbols import ImportPath, PrimitiveUse, Reference
 from sigspec.commands.lsp.views import Loaded, Views
 from sigspec.lower.views import Lowered
+from sigspec.semantics import ir
 from sigspec.semantics.ir import fold
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -84,6 +85,63 @@ def test_every_declaration_renamed_at_once_keeps_the_examples_clean(tmp_path: Pa
     assert [(c, p) for c, p, _ in _findings(root)] == [(c, p) for c, p, _ in findings]
     after = _schemas(root)
     assert {name.replace(SUFFIX, ""): s.replace(SUFFIX, "") for name, s in after.items()} == before
+
+
+# Tests of the examples' signatures, in a file of their own beside them.
+TESTS = """\
+import "sentiment.sig"
+
+## A clearly positive review.
+@repeat(2)
+test positive = classify(text = "I love it") -> {sentiment == "positive", score >= 0.5}
+test follow-up = act_on_sentiment(sentiment = "negative", score = 0.9) -> {
+  action in ["escalate", "ignore"],
+  len(note) > 0,
+  priority <= 3
+}
+test exact = classify(text = "meh") -> {"sentiment": "neutral", "score": 0.5}
+"""
+
+
+def test_renaming_everything_keeps_the_tests(tmp_path: Path) -> None:
+    """With tests beside the examples, renaming every declaration (the tests' too) keeps
+    each test as it was but for the names: its call, arguments and checks follow."""
+    root = _examples(tmp_path)
+    (root / "tests.sig").write_text(TESTS, encoding="utf-8")
+    before = load([root])
+    assert [t.name for t in before.project.tests] == ["positive", "follow-up", "exact"]
+    index = _loaded(root, "tests.sig").index
+    edits: dict[str, list[tuple[int, int, str]]] = {}
+    for declaration in index.declarations.values():
+        found = navigate.rename(
+            index, declaration.path, declaration.span.start, declaration.name + SUFFIX
+        )
+        assert not isinstance(found, navigate.Refusal), found
+        for path, renamed in found.items():
+            edits.setdefault(path, []).extend((s.start, s.end, t) for s, t in renamed)
+    for path, spans in edits.items():
+        text = index.files[path].source.text
+        assert len({start for start, _, _ in spans}) == len(spans)
+        for start, end, new in sorted(spans, reverse=True):
+            text = text[:start] + new + text[end:]
+        (root / path).write_text(text, encoding="utf-8")
+    written = (root / "tests.sig").read_text("utf-8")
+    assert f"test positive{SUFFIX} = classify{SUFFIX}(text{SUFFIX} = " in written
+    assert f"len(note{SUFFIX}) > 0" in written
+    after = load([root])
+    assert [(d.code, d.path) for d in after.diagnostics] == [
+        (d.code, d.path) for d in before.diagnostics
+    ]
+
+    def unnamed(test: ir.Test) -> str:
+        if isinstance(test.expect, ir.Exact):
+            expect: object = test.expect
+        else:
+            expect = [(c.path, c.op, c.value, c.length) for c in test.expect]
+        seen = (test.name, test.signature, test.args, expect, test.repeat, test.min_pass_rate)
+        return repr(seen).replace(SUFFIX, "")
+
+    assert [unnamed(t) for t in after.project.tests] == [unnamed(t) for t in before.project.tests]
 
 
 def test_rename_refusals(tmp_path: Path) -> None:
@@ -246,3 +304,41 @@ def test_a_condition_section_keeps_the_names_outside(tmp_path: Path) -> None:
         text.index("{{topic}}") + 2,
         text.index("{{topic}}", text.index("missing")) + 2,
     ]
+
+
+def test_the_names_a_test_uses(tmp_path: Path) -> None:
+    """A test's signature, its arguments, the keys of a map it passes or expects, its
+    subjects' steps through lists and unions; not a key written with an escape."""
+    (tmp_path / "a.sig").write_text(
+        "type T = {in [{n :int}], m :int}\n"
+        "signature f(x T, y :int?) -> T | [:int]\n"
+        'test t = f(x = {"in": [{"n": 1}], "\\u006d": 2}) -> {in[0].n == 1, $[0] > 2}\n'
+        'test u = f(x = {"in": [], "m": 1}) -> {"in": [{"n": 3}], "m": 4}\n',
+        encoding="utf-8",
+    )
+    loaded = Loaded(load_view((tmp_path / "a.sig").resolve(), {}, tmp_path.resolve()))
+    index = loaded.index
+    text = index.files["a.sig"].source.text
+    found = []
+    for site in index.sites["a.sig"]:
+        if isinstance(site, Reference) and site.span.start > text.index("test t"):
+            target = index.declarations[site.target] if site.target else None
+            found.append((site.name, target.kind if target else None))
+    assert found == [
+        ("f", "signature"),
+        ("x", "param"),
+        ("in", "field"),
+        ("n", "field"),
+        ("in", "field"),
+        ("n", "field"),
+        ("f", "signature"),
+        ("x", "param"),
+        ("in", "field"),
+        ("m", "field"),
+        ("in", "field"),
+        ("n", "field"),
+        ("m", "field"),
+    ]
+    [t, u] = [d for d in index.declarations.values() if d.kind == "test"]
+    assert (t.name, u.name) == ("t", "u")
+    assert [o.name for o in outline.outline(index, "a.sig")] == ["T", "f", "t", "u"]

@@ -1,6 +1,8 @@
 """Completion items: what may be written at the cursor (`context.py`) from what the project
 declares (`project.View`). Free of pygls: items are plain data the server converts.
 
+In a test, the call's arguments and its checks are `complete_tests.py`'s.
+
 Names come from the declarations the document sees (itself and its imports) first; then
 those of the project's other files, each with the `import` line to add (relative to the
 document), except where that import would close a cycle (`import-cycle`: the file imports
@@ -17,27 +19,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sigspec.commands.lsp.complete_tests import arguments, subjects
 from sigspec.commands.lsp.context import Context
+from sigspec.commands.lsp.items import Item
 from sigspec.commands.lsp.project import View
 from sigspec.runtime.formats import CHECKS
 from sigspec.semantics import attributes, ir
 from sigspec.semantics.scope import Named, ParsedFile
 from sigspec.semantics.types import Types, is_scalar, strip_optional
 from sigspec.syntax import ast
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    label: str
-    kind: str  # "primitive", "type", "signature", "tool", "pipeline", "attribute", "mode",
-    # "variable", "section"
-    detail: str
-    documentation: str | None
-    sort: str  # the order the client shows items in before the user types more
-    text: str  # what replaces the context's [start, end)
-    snippet: bool = False  # `text` holds snippet placeholders (`${1:0}`)
-    imports: str | None = None  # a path to import for the name to be visible
-
 
 _PRIMITIVE_DOCS: Mapping[ast.PrimKind, str] = ast.per_primitive(
     {
@@ -103,6 +93,15 @@ _PLACES: Mapping[str, frozenset[str]] = {
 }
 _ANY_DECL = attributes.DECLS | {attributes.TEST}
 _IMPORT = re.compile(r'(?m)^[ \t]*import[ \t]+"([^"\\\n]+)"')
+# What starts a declaration, in the order offered.
+KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("import", "Import the declarations of another .sig file."),
+    ("type", "A named type."),
+    ("signature", "A signature: named inputs, the reply's type."),
+    ("tool", "A tool the model may call."),
+    ("pipeline", "Signatures run in turn."),
+    ("test", "A test: a signature called with arguments, and what its output must satisfy."),
+)
 
 
 def complete(context: Context, view: View | None, path: Path, text: str) -> list[Item]:
@@ -125,8 +124,25 @@ def complete(context: Context, view: View | None, path: Path, text: str) -> list
             ]
         case "template":
             return _template(context, view)
+        case "keyword" | "expectation":
+            return _words(context.kind)
+        case "argument":
+            return arguments(context, view)
+        case "subject":
+            return subjects(context, view)
         case "none":
             return []
+
+
+def _words(kind: str) -> list[Item]:
+    """The keywords that start a declaration, or the one a test's expectation may be."""
+    if kind == "expectation":
+        doc = "Any output the signature accepts passes."
+        return [Item("valid", "keyword", "any valid output", doc, "0", "valid")]
+    return [
+        Item(word, "keyword", "declaration", doc, f"{i}", word)
+        for i, (word, doc) in enumerate(KEYWORDS)
+    ]
 
 
 def _primitives(*, colon: bool) -> Iterator[Item]:

@@ -3,8 +3,11 @@
 A document being typed seldom parses, so the context is not taken from the AST: the text up to
 the cursor is cut into tokens (strings and comments whole, open ones running to the cursor),
 brackets are tracked with what each opened (parameters, a map type, a value, an attribute's
-arguments), and the last tokens say what may come next. A declaration keyword or an attribute
-at the start of a line starts afresh, so a broken declaration above does not confuse the next.
+arguments, a test's call or checks), and the last tokens say what may come next. A declaration
+keyword or an attribute at the start of a line starts afresh, so a broken declaration above
+does not confuse the next. In a test (`test NAME = signature(args) -> {checks}`) the
+brackets after its name hold values, but for the call's argument names and the checks'
+subjects.
 """
 
 from __future__ import annotations
@@ -14,7 +17,20 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["none", "primitive", "type", "attribute", "template", "step", "tool", "mode"]
+Kind = Literal[
+    "none",
+    "primitive",
+    "type",
+    "attribute",
+    "template",
+    "step",
+    "tool",
+    "mode",
+    "keyword",
+    "argument",
+    "subject",
+    "expectation",
+]
 
 _TOKEN = re.compile(
     r'(?P<triple>"""(?:[^"\\]|\\.|"(?!""))*""")'
@@ -31,15 +47,16 @@ _TOKEN = re.compile(
     r"|(?P<punct>.)",
     re.S,
 )
-_KEYWORDS = frozenset({"signature", "tool", "type", "pipeline", "import"})
+_KEYWORDS = frozenset({"signature", "tool", "type", "pipeline", "import", "test"})
 _TEMPLATES = frozenset({"prompt", "system"})
-_NEXT_DECL = re.compile(r"(?m)^[ \t]*(signature|tool|type|pipeline|import)\b")
+_NEXT_DECL = re.compile(r"(?m)^[ \t]*(signature|tool|type|pipeline|import|test)\b")
 _NEXT_SIGNATURE = re.compile(r"(?m)^[ \t]*(?:signature|tool)[ \t]+([A-Za-z_][A-Za-z0-9_-]*)")
-_HEAD = re.compile(r"(?m)^(?:(?:signature|tool|type|pipeline|import)(?![A-Za-z0-9_-])|@)")
+_HEAD = re.compile(r"(?m)^(?:(?:signature|tool|type|pipeline|import|test)(?![A-Za-z0-9_-])|@)")
 # Strings and comments, matched from the left as the tokens are: a head inside one is none.
 _SKIPPED = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)|"(?:[^"\\\n]|\\.)*"?|\#[^\n]*')
 _TAG = re.compile(r"\{\{\s*([#^/])\s*([A-Za-z_.][A-Za-z0-9_.-]*)\s*\}\}")
 _TAG_WORD = re.compile(r"[A-Za-z0-9_.-]*\Z")
+_AHEAD = 4000  # code points read after the cursor for the arguments a call gives
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +75,22 @@ class Context:
     start: int = 0
     end: int = 0
     place: str | None = None  # attribute: "field" or the declaration keyword; None: unknown
-    signature: str | None = None  # template: the signature the template belongs to
+    # template: the signature the template belongs to; argument, subject: the test's
+    signature: str | None = None
     # template: the open sections, outermost first; an inverted one as `^name`
     sections: tuple[str, ...] = ()
     sigil: str = ""  # template: "#", "^", "/", "&" or "{" written after the braces
     closed: bool = False  # template: the braces are closed after the cursor already
+    given: tuple[str, ...] = ()  # argument: the names the call gives already
+    path: tuple[str | int, ...] = ()  # subject: the steps before the cursor (`items[0].`)
+    nested: bool = False  # subject: inside `len(...)`
 
 
 @dataclass(frozen=True, slots=True)
 class _Open:
-    kind: str  # "params", "map", "list", "group", "value", "attr"
-    attr: str = ""  # for "attr": the attribute's name
+    kind: str  # "params", "map", "list", "group", "value", "attr", "args", "checks"
+    name: str = ""  # "attr": the attribute's name; "args", "checks": the test's signature
+    at: int = 0  # where the bracket stands in the text
 
 
 def tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
@@ -115,8 +137,111 @@ def context_at(text: str, offset: int) -> Context:
         return Context("primitive", last.start + 1, offset)
     word = last if last is not None and last.end == offset and last.kind == "name" else None
     previous = significant[:-1] if word is not None else significant
+    start = word.start if word is not None else offset
+    if word is not None and word.text in _KEYWORDS and _line_start(text, start) == start:
+        stack = []  # a keyword starting a line starts afresh, as `_brackets` reads it
+    top = stack[-1] if stack else None
+    if top is not None and top.kind in ("args", "checks"):
+        return _in_test(text, offset, start, previous, top)
+    prev = _before(previous, 0)
+    if not stack and prev is not None and prev.kind == "arrow" and _in_test_head(text, previous):
+        return Context("expectation", start, offset)  # not a type: `valid`, a value, checks
     kind = _after(previous, stack)
-    return Context(kind, word.start if word is not None else offset, offset)
+    if kind == "none" and not stack and not text[_line_start(text, start) : start].strip():
+        kind = "keyword"  # the start of a line between declarations: the next one's
+    return Context(kind, start, offset)
+
+
+def _in_test_head(source: str, significant: list[Token]) -> bool:
+    """Do these tokens end in a test's head (`test NAME = ...`), no other declaration or
+    attribute starting a line since?"""
+    for index in range(len(significant) - 1, -1, -1):
+        if _starts_test(significant, index):
+            return True
+        token = significant[index]
+        if (token.kind == "attr" or token.text in _KEYWORDS) and _line_start(
+            source, token.start
+        ) == token.start:
+            return False
+    return False
+
+
+def _line_start(text: str, offset: int) -> int:
+    return text.rfind("\n", 0, offset) + 1
+
+
+def _in_test(text: str, offset: int, start: int, previous: list[Token], top: _Open) -> Context:
+    """In a test's call, an argument's name; in its checks, a subject (a name, or a field
+    of the steps written before a `.`)."""
+    prev = _before(previous, 0)
+    if prev is None:
+        return Context("none")
+    if top.kind == "args":
+        if prev.text not in ("(", ","):
+            return Context("none")
+        given = _given(text, top.at, offset)
+        return Context("argument", start, offset, signature=top.name, given=given)
+    if prev.text in ("{", ",", "("):
+        nested = prev.text == "("
+        return Context("subject", start, offset, signature=top.name, nested=nested)
+    path = _subject_path(previous) if prev.text == "." else None
+    if path is None:
+        return Context("none")
+    return Context("subject", start, offset, signature=top.name, path=path)
+
+
+def _given(text: str, opened: int, offset: int) -> tuple[str, ...]:
+    """The argument names a call gives (`name =` at its own depth), before and after the
+    cursor, but for the word the cursor is in."""
+    out: list[str] = []
+    depth = 0
+    name: Token | None = None
+    for token in tokens(text, opened + 1, min(len(text), offset + _AHEAD)):
+        if token.kind in ("space", "comment"):
+            continue
+        if token.text in ("(", "[", "{"):
+            depth += 1
+        elif token.text in (")", "]", "}"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif (
+            token.text == "="
+            and depth == 0
+            and name is not None
+            and not name.start <= offset <= name.end
+        ):
+            out.append(name.text)
+        name = token if token.kind == "name" and depth == 0 else None
+    return tuple(out)
+
+
+def _subject_path(previous: list[Token]) -> tuple[str | int, ...] | None:
+    """The steps of a subject written before the `.` that ends `previous` (`items[0].`),
+    None when that is no subject."""
+    steps: list[str | int] = []
+    index = len(previous) - 2
+    while index >= 0:
+        token = previous[index]
+        if token.kind == "name":
+            steps.append(token.text)
+            index -= 1
+        elif token.text == "]" and index >= 2 and previous[index - 2].text == "[":
+            number = previous[index - 1].text
+            if not number.isdigit():
+                return None
+            steps.append(int(number))
+            index -= 3
+            continue  # an index follows a name, another index or `$`
+        elif token.text == "$":
+            break
+        else:
+            return None
+        if index >= 0 and previous[index].text == ".":
+            index -= 1
+            continue
+        break  # the name the subject starts with
+    return tuple(reversed(steps))
 
 
 def _touches(last: Token | None, offset: int) -> bool:
@@ -131,19 +256,49 @@ def _brackets(source: str, significant: list[Token]) -> list[_Open]:
     """The brackets open after these tokens, each with what it opened; a declaration keyword
     or an attribute at the start of a line closes them all."""
     stack: list[_Open] = []
+    test: str | None = None  # in a test: the signature it calls ("" until written)
     for index, token in enumerate(significant):
         text = token.text
         starts_line = token.start == 0 or source[token.start - 1] == "\n"
         if starts_line and (token.kind == "attr" or text in _KEYWORDS):
             stack.clear()
+            test = None
+        if not stack and _starts_test(significant, index):
+            test = ""
         if token.kind != "punct":
             continue
         prev = significant[index - 1] if index else None
         if text in "([{":
+            if test is not None:
+                if text == "(" and not stack and prev is not None and prev.kind == "name":
+                    test = prev.text
+                stack.append(_in_test_opened(text, test, token.start, stack))
+                continue
             stack.append(_opened(text, prev, significant[index - 2] if index > 1 else None, stack))
         elif text in ")]}" and stack:
             stack.pop()
     return stack
+
+
+def _starts_test(significant: list[Token], index: int) -> bool:
+    """`test NAME =`: a test's head (a field or type named `test` is followed otherwise)."""
+    following = significant[index : index + 3]
+    return (
+        len(following) == 3
+        and following[0].text == "test"
+        and following[1].kind == "name"
+        and following[2].text == "="
+    )
+
+
+def _in_test_opened(bracket: str, signature: str, at: int, stack: list[_Open]) -> _Open:
+    """In a test, the call's arguments, the checks (and `len(` inside them), or a value."""
+    top = stack[-1].kind if stack else ""
+    if not stack and bracket == "(":
+        return _Open("args", signature, at)
+    if (not stack and bracket == "{") or (top == "checks" and bracket == "("):
+        return _Open("checks", signature, at)
+    return _Open("value", at=at)
 
 
 def _opened(bracket: str, prev: Token | None, prev2: Token | None, stack: list[_Open]) -> _Open:
@@ -174,8 +329,8 @@ def _after(previous: list[Token], stack: list[_Open]) -> Kind:
         return "step"
     if prev.text == "=":
         head = _before(previous, 2)
-        if head is not None and head.text == "pipeline":
-            return "step"
+        if head is not None and head.text in ("pipeline", "test") and not stack:
+            return "step"  # a test calls a signature, as a pipeline step does
         return "type" if head is not None and head.text == "type" and not stack else "none"
     if prev.kind == "arrow" or prev.text == "|":
         return "type"
@@ -190,9 +345,9 @@ def _after(previous: list[Token], stack: list[_Open]) -> Kind:
 
 def _in_arguments(prev: Token, top: _Open) -> Kind:
     """In an attribute's arguments: the tools of `@tools`, the modes of `@output`."""
-    if top.attr == "tools" and prev.text in ("(", ","):
+    if top.name == "tools" and prev.text in ("(", ","):
         return "tool"
-    if top.attr == "output" and prev.text == "(":
+    if top.name == "output" and prev.text == "(":
         return "mode"
     return "none"
 

@@ -27,8 +27,9 @@ from sigspec.commands.lsp.actions import (
     suppressible,
     suppression,
 )
-from sigspec.commands.lsp.complete import Item, complete, import_insertion
+from sigspec.commands.lsp.complete import complete, import_insertion
 from sigspec.commands.lsp.context import context_at
+from sigspec.commands.lsp.items import Item
 from sigspec.commands.lsp.ranges import format_range
 from sigspec.commands.lsp.views import Views
 from sigspec.diagnostics import Diagnostic
@@ -46,6 +47,8 @@ _KINDS = {
     "mode": lsp.CompletionItemKind.EnumMember,
     "variable": lsp.CompletionItemKind.Variable,
     "section": lsp.CompletionItemKind.Snippet,
+    "keyword": lsp.CompletionItemKind.Keyword,
+    "field": lsp.CompletionItemKind.Field,
 }
 _PLACEHOLDER = re.compile(r"\$\{\d+\|([^,|]*)[^}]*\}|\$\{\d+:([^}]*)\}|\$\{\d+\}|\$\d+")
 

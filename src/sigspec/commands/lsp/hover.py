@@ -1,6 +1,8 @@
 """What the editor shows over a name (Markdown): a declaration as `sigspec fmt` prints it,
-its doc comment, and a signature's or tool's JSON Schema; a param's or field's type,
-description, default and constraints; what a primitive type accepts. Free of pygls."""
+its doc comment, and a signature's or tool's JSON Schema; a test's call and what it checks,
+in words; a param's or field's type, description, default and constraints (also over a
+test's argument or a check's subject, which name them); what a primitive type accepts.
+Free of pygls."""
 
 from __future__ import annotations
 
@@ -57,6 +59,8 @@ def hover(
         return None
     if found.kind in ("param", "field"):
         return Hover(_member(index, found), site.span)
+    if found.kind == "test":
+        return Hover(_test(index, found), site.span)
     return Hover(_declaration(index, project, schemas, found), site.span)
 
 
@@ -145,3 +149,78 @@ def _member(index: Index, found: Declaration) -> str:
 
 def _slice(text: str, span: Span) -> str:
     return " ".join(text[span.start : span.end].split()).replace("`", "'")
+
+
+# ---- tests ----------------------------------------------------------------------------------
+
+_OPS: Mapping[str, str] = {
+    "==": "is",
+    "!=": "is not",
+    "<": "is less than",
+    "<=": "is at most",
+    ">": "is more than",
+    ">=": "is at least",
+    "in": "is one of",
+    "~": "matches the pattern",
+}
+
+
+def _test(index: Index, found: Declaration) -> str:
+    """A test as fmt prints it, its doc, and what it runs and checks, in words."""
+    file = index.files[found.path]
+    node = found.node
+    assert isinstance(node, ast.TestDecl)
+    text = file.source.text
+    parts = [f"**test** `{found.name}` — {found.path}", _code(_printed(file.source, node))]
+    if node.doc:
+        parts.append(node.doc)
+    given = ", ".join(f"`{a.name}`" for a in node.args) or "no arguments"
+    parts.append(f"Calls `{node.target.name}` with {given}; {_expected(text, node.expect)}")
+    runs = _runs(text, node)
+    if runs:
+        parts.append(runs)
+    return "\n\n".join(parts)
+
+
+def _expected(text: str, expect: ast.Expectation) -> str:
+    match expect:
+        case ast.Valid():
+            return "passes when the output is valid (any output the signature accepts)."
+        case ast.Checks(items):
+            checks = "\n".join(f"- {_check_words(text, c)}" for c in items)
+            return f"passes when the output is valid and each of these holds:\n\n{checks}"
+        case _:
+            return (
+                "passes when the output equals the value given (once validated: defaults "
+                "filled in)."
+            )
+
+
+def _check_words(text: str, check: ast.Check) -> str:
+    from sigspec.syntax.fmt.printer import subject_text
+
+    subject = subject_text(check.subject.path)
+    what = "the output" if subject == "$" else f"`{subject}`"
+    if check.length:
+        what = f"the length of {what}"
+    return f"{what} {_OPS[check.op]} `{_slice(text, check.value.span)}`"
+
+
+def _runs(text: str, node: ast.TestDecl) -> str | None:
+    """How often `sigspec test` runs it and the share that must pass, as written."""
+    written = {
+        a.name: _slice(text, a.args[0].span) for a in node.attrs if a.args and len(a.args) == 1
+    }
+    repeat, rate = written.get("repeat"), written.get("min_pass_rate")
+    if repeat is None and rate is None:
+        return None
+    times = f"Runs {repeat} times" if repeat is not None else "Runs once (unless `--repeat`)"
+    share = f"at least {_percent(rate)} of the runs must pass" if rate else "every run must pass"
+    return f"{times}; {share}."
+
+
+def _percent(written: str) -> str:
+    try:
+        return f"{float(written) * 100:g}%"
+    except ValueError:
+        return f"`{written}`"  # not a number: the checker says so

@@ -106,7 +106,8 @@ def _outside(file: str) -> bool:
 
 def check_name(index: Index, found: Declaration, new: str) -> Refusal | None:
     """A new name must be a name, no keyword, and not clash after folding with another
-    declaration (a top-level one anywhere in the project, or a param or field beside)."""
+    declaration (a top-level one anywhere in the project, a test of the same file, or a
+    param or field beside)."""
     if not NAME.fullmatch(new):
         return Refusal(
             f"`{new}` is not a valid name: a name starts with a letter or `_` and holds "
@@ -116,6 +117,10 @@ def check_name(index: Index, found: Declaration, new: str) -> Refusal | None:
         return Refusal(f"`{new}` is a keyword of the language, not a name")
     if found.kind in TOP_LEVEL:
         others = [d for d in index.declarations.values() if d.kind in TOP_LEVEL]
+    elif found.kind == "test":  # tests are named per file, apart from the declarations
+        others = [
+            d for d in index.declarations.values() if d.kind == "test" and d.path == found.path
+        ]
     else:
         others = [index.declarations[k] for k in index.groups.get(found.key, ())]
     for other in others:

@@ -35,6 +35,7 @@ _SYMBOL_KINDS = {
     "signature": lsp.SymbolKind.Function,
     "tool": lsp.SymbolKind.Method,
     "pipeline": lsp.SymbolKind.Operator,
+    "test": lsp.SymbolKind.Event,
     "param": lsp.SymbolKind.Variable,
     "field": lsp.SymbolKind.Field,
 }

@@ -23,8 +23,8 @@ class Outline:
 
 
 def outline(index: Index, path: str) -> list[Outline]:
-    """The declarations of a file in source order, their params and fields as children (a
-    field's own map fields under it)."""
+    """The declarations of a file in source order (its tests too), their params and fields
+    as children (a field's own map fields under it)."""
     file = index.files.get(path)
     if file is None:
         return []
@@ -43,6 +43,9 @@ def outline(index: Index, path: str) -> list[Outline]:
             case ast.PipelineDecl():
                 children = ()
                 detail = " |> ".join(step.name for step in node.steps)
+            case ast.TestDecl():
+                children = ()
+                detail = f"test of {node.target.name}"
             case _:
                 continue
         span = _with_doc(source, node.span) if node.doc is not None else node.span
@@ -89,9 +92,9 @@ def _written(source: SourceFile, span: Span) -> str:
 
 
 def search(index: Index, query: str) -> list[Declaration]:
-    """The top-level declarations whose name matches `query` ignoring case: the whole name,
-    then a prefix, a substring, and last the query's characters in order (fuzzy). An
-    empty query matches everything."""
+    """The top-level declarations and tests whose name matches `query` ignoring case: the
+    whole name, then a prefix, a substring, and last the query's characters in order
+    (fuzzy). An empty query matches everything."""
     ranked = []
     for path in sorted(index.files):
         for decl in index.top_level(path):

@@ -1,13 +1,17 @@
 """The names of a project, as the editor's navigation reads them: every declaration (types,
-signatures, tools, pipelines, and their params and fields) and every reference to one, each
-with its file and span.
+signatures, tools, pipelines, tests, and their params and fields) and every reference to one,
+each with its file and span.
 
 A reference resolves to the declaration the checker would pick: names are project-global and
 compared after `-`/`_` folding (`ir.fold`), a type or pipeline step only when declared in a
 file the referring file sees (`ParsedFile.visible`), a `@tools` name among all the project's
 tools (as `rules.check_tools` does). The tags of `@prompt` and `@system` templates
 (`{{text}}`, `{{ticket.subject}}`, names inside `{{#items}}`) are references of the params
-and fields they name. Free of pygls: navigation, rename, symbols and hover read it.
+and fields they name. A test refers to its signature, its argument names to the params they
+pass, and each name in a check's subject (`items[0].name`) to the output field it steps
+into, through named types, `?` and unions as `semantics/testcases.py` follows it. Tests are
+named per file, apart from the project's declarations. Free of pygls: navigation, rename,
+symbols and hover read it.
 """
 
 from __future__ import annotations
@@ -16,17 +20,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from sigspec.commands.lsp.shapes import resolve_named, strip
+from sigspec.commands.lsp.testuses import uses_in_test
 from sigspec.diagnostics.source import Span
 from sigspec.semantics.ir import fold
 from sigspec.semantics.prompt import Placement, Tag, TemplateError, tags
-from sigspec.semantics.scope import Named, ParsedFile, Table, build_table
+from sigspec.semantics.scope import Named, ParsedFile, build_table
 from sigspec.syntax import ast
 
-Kind = Literal["type", "signature", "tool", "pipeline", "param", "field"]
+Kind = Literal["type", "signature", "tool", "pipeline", "test", "param", "field"]
 Key = tuple[str, int]  # a declaration: its file's path and where its name starts
 
 TOP_LEVEL: frozenset[str] = frozenset({"type", "signature", "tool", "pipeline"})
-_MAX_ALIASES = 32  # named types followed through aliases before giving up (a loop)
+OUTLINED: frozenset[str] = TOP_LEVEL | {"test"}  # a file's symbols: tests too
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +41,7 @@ class Declaration:
     name: str
     path: str  # the file's `source.path` (relative to the project root)
     span: Span  # the name
-    node: Named | ast.Field
+    node: Named | ast.TestDecl | ast.Field
     parent: Key | None = None  # a param's or field's top-level declaration
 
     @property
@@ -131,10 +137,9 @@ class Index:
         return (entry.file.source.path, entry.decl.name_span.start) if entry else None
 
     def top_level(self, path: str) -> list[Declaration]:
+        """The declarations of a file, its tests included, in source order."""
         return [
-            s
-            for s in self.sites.get(path, ())
-            if isinstance(s, Declaration) and s.kind in TOP_LEVEL
+            s for s in self.sites.get(path, ()) if isinstance(s, Declaration) and s.kind in OUTLINED
         ]
 
     def children(self, key: Key) -> list[Declaration]:
@@ -143,16 +148,6 @@ class Index:
         return [
             s for s in self.sites.get(path, ()) if isinstance(s, Declaration) and s.parent == key
         ]
-
-
-def resolve_named(
-    table: Table, name: str, kind: str, file: ParsedFile
-) -> tuple[Named, ParsedFile] | None:
-    """What the checker's `Table.lookup` finds, without its diagnostics."""
-    entry = table.entries.get(fold(name))
-    if entry is None or entry.kind != kind or entry.file.source.path not in file.visible:
-        return None
-    return entry.decl, entry.file
 
 
 class _Walker:
@@ -183,7 +178,14 @@ class _Walker:
                     self._top(decl)
                     for step in decl.steps:
                         self._refer(step.name, step.span, "signature")
+                case ast.TestDecl():
+                    self._test(decl)
         return self.found
+
+    def _test(self, decl: ast.TestDecl) -> None:
+        self._declare(Declaration("test", decl.name, self.path, decl.name_span, decl))
+        for span, name, key in uses_in_test(self.index.table, self.file, decl):
+            self.found.append(Reference(self.path, span, name, key))
 
     def _top(self, decl: Named) -> Key:
         kind: Kind
@@ -306,7 +308,7 @@ class _Walker:
     def _enter(self, typed: _Typed, outside: _Frame) -> _Frame:
         """The names inside a section over a param or field (as `prompt._enter`): a list's
         element's fields, a map's fields; else (a condition) the same names as outside."""
-        base = _strip(self.index.table, typed.type, typed.file)
+        base = strip(self.index.table, typed.type, typed.file)
         if base is None:
             return outside
         t, file = base
@@ -317,7 +319,7 @@ class _Walker:
         return outside
 
     def fields_of(self, t: ast.TypeExpr, file: ParsedFile) -> _Frame:
-        base = _strip(self.index.table, t, file)
+        base = strip(self.index.table, t, file)
         if base is None or not isinstance(base[0], ast.MapType):
             return None
         owner = base[1]
@@ -325,20 +327,3 @@ class _Walker:
             fold(f.name): _Typed((owner.source.path, f.name_span.start), f.type, owner)
             for f in base[0].fields
         }
-
-
-def _strip(
-    table: Table, t: ast.TypeExpr, file: ParsedFile
-) -> tuple[ast.TypeExpr, ParsedFile] | None:
-    """A type with its `?` and named aliases followed (to the file declaring it)."""
-    for _ in range(_MAX_ALIASES):
-        if isinstance(t, ast.OptionalType):
-            t = t.inner
-        elif isinstance(t, ast.NamedType):
-            found = resolve_named(table, t.name, "type", file)
-            if found is None or not isinstance(found[0], ast.TypeDecl):
-                return None
-            t, file = found[0].type, found[1]
-        else:
-            return t, file
-    return None
