@@ -483,17 +483,10 @@ type T = {x :int}
 
 def _corpus() -> list[tuple[str, str]]:
     fmt_cases = [p for p in CASES if p.parent.name == "fmt"]
-    texts = [
-        (f"{p.parent.name}/{p.name}", _corpus_text(p), LAYOUTS) for p in [*EXAMPLES, *fmt_cases]
-    ]
-    # `commented` cuts a check's `==` in two (its lexer knows no checks): these tests hold
-    # comments where they may stand, written by hand.
-    plain = {name: layout for name, layout in LAYOUTS.items() if name != "commented"}
-    texts += [("tests/messy", MESSY_TESTS, plain), ("tests/tricky", TRICKY_TESTS, plain)]
+    texts = [(f"{p.parent.name}/{p.name}", _corpus_text(p)) for p in [*EXAMPLES, *fmt_cases]]
+    texts += [("tests/messy", MESSY_TESTS), ("tests/tricky", TRICKY_TESTS)]
     return [
-        (f"{name}:{layout}", layouts[layout](text))
-        for name, text, layouts in texts
-        for layout in layouts
+        (f"{name}:{layout}", LAYOUTS[layout](text)) for name, text in texts for layout in LAYOUTS
     ]
 
 

@@ -109,7 +109,10 @@ def test_renaming_everything_keeps_the_tests(tmp_path: Path) -> None:
     root = _examples(tmp_path)
     (root / "tests.sig").write_text(TESTS, encoding="utf-8")
     before = load([root])
-    assert [t.name for t in before.project.tests] == ["positive", "follow-up", "exact"]
+    mine = [
+        t.name for t in before.project.tests if t.origin and t.origin.source.path == "tests.sig"
+    ]
+    assert mine == ["positive", "follow-up", "exact"]
     index = _loaded(root, "tests.sig").index
     edits: dict[str, list[tuple[int, int, str]]] = {}
     for declaration in index.declarations.values():
@@ -215,7 +218,9 @@ def test_the_section_names_refer_to_the_elements_fields(tmp_path: Path) -> None:
 
 def test_outline_and_search(tmp_path: Path) -> None:
     index = _loaded(_examples(tmp_path)).index
-    [classify, _, triage] = outline.outline(index, "sentiment.sig")
+    [classify, _, triage, *tests] = outline.outline(index, "sentiment.sig")
+    assert tests and all(t.kind == "test" for t in tests)
+    assert tests[0].detail == "test of classify"
     assert (classify.name, classify.kind) == ("classify", "signature")
     assert [c.name for c in classify.children] == ["text", "sentiment", "score"]
     assert (triage.kind, triage.detail) == ("pipeline", "classify |> act_on_sentiment")
