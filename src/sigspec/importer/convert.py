@@ -19,7 +19,6 @@ from sigspec.importer.keywords import (
     DROPPED,
     FIELD_NOTES,
     MAX_SCHEMA_DEPTH,
-    NAME,
     ORDER,
     PRIMS,
     SILENT,
@@ -31,6 +30,7 @@ from sigspec.importer.keywords import (
     value_text,
 )
 from sigspec.semantics.ir import fold
+from sigspec.syntax import ast
 from sigspec.syntax.fmt.literals import encode, scalar
 
 
@@ -276,7 +276,7 @@ class Converter:
 
     def field(self, name: str, schema: Any, required: bool, at: str, seen: set[str]) -> str:
         key = name
-        if not NAME.match(name) or fold(name) in seen:
+        if not ast.NAME.fullmatch(name) or fold(name) in seen:
             key = valid_name(name)
             n = 1
             while fold(key) in seen:

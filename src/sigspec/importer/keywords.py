@@ -8,7 +8,6 @@ unknown keyword: JSON Schema ignores those, and so does the importer, with a war
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from sigspec.semantics.attributes import SCHEMA_KEYWORDS
@@ -16,7 +15,6 @@ from sigspec.semantics.resolve import FORMATS
 from sigspec.syntax.fmt.literals import encode, scalar
 from sigspec.syntax.scan import MAX_DEPTH
 
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 SILENT = frozenset({"title", "$comment", "examples", "$schema", "$id", "$anchor"})
 FIELD_NOTES = frozenset({"description", "default", "deprecated"})
 DROPPED = frozenset(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic, Label, codes
-from sigspec.diagnostics.model import Fix, Severity
+from sigspec.diagnostics.model import Severity
 from sigspec.diagnostics.source import SourceFile, Span
 from sigspec.diagnostics.suggest import suggest
 from sigspec.runtime.ecma import Unportable, to_python
@@ -255,29 +255,13 @@ def _follow(
         if not nxt:
             if isinstance(step, int):
                 reason = f"`{before}` is no list, so `[{step}]` names nothing"
-                sink.expectation(subject.span, reason)
+                sink.expectation(subject.steps[index], reason)
             else:
                 where = "the output" if not index else f"`{before}`"
                 found = suggest(step, names, scope="its fields")
-                # The fix replaces the step as written: the subject's `index`-th name or
-                # index (`$`, dots, brackets and comments between them are not steps).
-                text = sink.source.text[subject.span.start : subject.span.end]
-                written = [
-                    m
-                    for m in re.finditer(
-                        r"#[^\n]*|[A-Za-z_][A-Za-z0-9_-]*|-?[0-9][0-9.eE+-]*", text
-                    )
-                    if not m.group().startswith("#")
-                ]
-                fixes: tuple[Fix, ...] = ()
-                if len(written) == len(subject.path):  # always, for a parsed subject
-                    at = subject.span.start + written[index].start()
-                    fixes = found.fixes(Span(at, at + len(step)))
+                at = subject.steps[index]
                 sink.expectation(
-                    subject.span,
-                    f"{where} has no field `{step}`",
-                    hints=found.hints,
-                    fixes=fixes,
+                    at, f"{where} has no field `{step}`", hints=found.hints, fixes=found.fixes(at)
                 )
             return None
         places = nxt

@@ -6,6 +6,7 @@ because the two are one type and the formatter prints the canonical spelling.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeVar, get_args
@@ -14,6 +15,9 @@ from sigspec.diagnostics.source import Span
 from sigspec.infra.pickling import by_fields
 
 JsonScalar = str | int | float | bool | None
+
+# What the grammar reads as a name (`NAME` in grammar/sigspec.lark; a test holds them equal).
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 # The primitive types, a closed set: tables keyed by them are checked for completeness.
 PrimKind = Literal["string", "int", "float", "bool", "keyword", "datetime", "map", "any"]
@@ -241,6 +245,7 @@ class Subject:
     """What a check looks at: `$` (the whole output), `score`, `items[0].name`."""
 
     path: tuple[PathStep, ...]
+    steps: tuple[Span, ...]  # where each step of `path` is written (a name, or an index)
     span: Span
 
 

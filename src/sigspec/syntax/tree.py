@@ -324,12 +324,16 @@ class AstBuilder:
 
     def subject(self, c: Children) -> ast.Subject:
         path: list[ast.PathStep] = []
+        steps: list[Span] = []
         for token in c:
             if token.type == "NAME":
                 path.append(str(token))
             elif token.type == "NUMBER":
                 path.append(self._index(token))
-        return ast.Subject(tuple(path), extent(c))
+            else:
+                continue
+            steps.append(_tok(token))
+        return ast.Subject(tuple(path), tuple(steps), extent(c))
 
     def _index(self, token: Token) -> int:
         text = str(token)

@@ -5,7 +5,6 @@ code-point offsets into a file's text, files are named by their `source.path`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from sigspec.commands.lsp.symbols import (
@@ -17,9 +16,9 @@ from sigspec.commands.lsp.symbols import (
 )
 from sigspec.diagnostics.source import Span
 from sigspec.semantics.ir import fold
+from sigspec.syntax import ast
 
-# What the grammar reads as a name (`NAME` in sigspec.lark), and the words it reserves.
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# The words the grammar reserves wherever a name may stand.
 KEYWORDS = frozenset({"import", "type", "signature", "tool", "pipeline", "true", "false", "null"})
 
 
@@ -108,7 +107,7 @@ def check_name(index: Index, found: Declaration, new: str) -> Refusal | None:
     """A new name must be a name, no keyword, and not clash after folding with another
     declaration (a top-level one anywhere in the project, a test of the same file, or a
     param or field beside)."""
-    if not NAME.fullmatch(new):
+    if not ast.NAME.fullmatch(new):
         return Refusal(
             f"`{new}` is not a valid name: a name starts with a letter or `_` and holds "
             "letters, digits, `_` and `-`"

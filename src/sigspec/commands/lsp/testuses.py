@@ -8,8 +8,6 @@ resolves to nothing is a use of nothing; what follows it is not followed. Free o
 
 from __future__ import annotations
 
-import re
-
 from sigspec.commands.lsp.shapes import members, resolve_named
 from sigspec.diagnostics.source import Span
 from sigspec.semantics.ir import fold
@@ -18,9 +16,6 @@ from sigspec.syntax import ast
 
 Key = tuple[str, int]  # a declaration: its file's path and where its name starts
 Use = tuple[Span, str, Key | None]  # where a name is written, as written, what it names
-
-# A subject's text holds names, `$`, `.`, `[`, indexes and `]`, maybe comments between.
-_SUBJECT_TOKEN = re.compile(r"#[^\n]*|[A-Za-z_][A-Za-z0-9_-]*|-?[0-9][0-9.eE+-]*")
 
 
 def uses_in_test(table: Table, file: ParsedFile, decl: ast.TestDecl) -> list[Use]:
@@ -46,18 +41,6 @@ def uses_in_test(table: Table, file: ParsedFile, decl: ast.TestDecl) -> list[Use
     elif not isinstance(decl.expect, ast.Valid):
         reader.value(decl.expect, sig.output, owner)
     return uses
-
-
-def subject_steps(text: str, subject: ast.Subject) -> list[tuple[ast.PathStep, Span]]:
-    """Each step of a check's subject with the span it is written at (`$` is none)."""
-    found = [
-        Span(m.start(), m.end())
-        for m in _SUBJECT_TOKEN.finditer(text, subject.span.start, subject.span.end)
-        if not m.group().startswith("#")
-    ]
-    if len(found) != len(subject.path):
-        return []  # never for a parsed subject; kept as a guard, never an exception
-    return list(zip(subject.path, found, strict=True))
 
 
 def key_span(text: str, key: str, start: int, value: int) -> Span | None:
@@ -104,7 +87,7 @@ class _Reader:
     def subject(self, subject: ast.Subject, output: ast.TypeExpr, owner: ParsedFile) -> None:
         """A subject's names, step by step through the output's type."""
         places = [(output, owner)]
-        for step, span in subject_steps(self.text, subject):
+        for step, span in zip(subject.path, subject.steps, strict=True):
             shapes = [m for t, file in places for m in members(self.table, t, file)]
             if isinstance(step, int):
                 places = [(t.item, file) for t, file in shapes if isinstance(t, ast.ListType)]
