@@ -1,4 +1,4 @@
-# Seed 003: one step of a recursive agent. Every field has a safe default, so a reply with
+# One step of a recursive agent. Every field has a safe default, so a reply with
 # a bad or missing field still yields a usable step instead of failing the whole run.
 
 ## A smaller piece of work the agent wants to recurse into.

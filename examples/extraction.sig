@@ -1,4 +1,4 @@
-# Seed 000/002: entity extraction with nested lists, and an invoice with an enum and dates.
+# Entity extraction with nested lists, and an invoice with an enum and dates.
 
 ## Extract the products mentioned in an article.
 @prompt("""

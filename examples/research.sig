@@ -1,4 +1,4 @@
-# Seeds 000/001: a top-level list output, and a ptc_lisp program that orchestrates tools.
+# A top-level list output, and a ptc_lisp program that orchestrates tools.
 import "common.sig"
 
 ## Search the web; the runtime implements it, the model calls it.

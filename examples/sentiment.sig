@@ -1,4 +1,4 @@
-# Seed 000: classify a review into a fixed set of labels with a confidence score.
+# Classify a review into a fixed set of labels with a confidence score.
 import "common.sig"
 
 ## Classify the sentiment of a product review.

@@ -1,4 +1,4 @@
-# Seed 001: text mode returns the model's reply as-is, without parsing or retries.
+# Text mode returns the model's reply as-is, without parsing or retries.
 
 ## Summarise a document for a given audience.
 @output(text)
