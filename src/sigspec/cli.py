@@ -77,7 +77,8 @@ QUIET_OPTION = click.option(
 OUTPUT_OPTION = click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the diagnostics (in --format) to this file instead of printing them.",
+    help="Write the diagnostics (in --format) to this file instead of printing them "
+    "(default: text to standard error, the other formats to standard output).",
 )
 
 
@@ -139,14 +140,23 @@ def _say(quiet: bool) -> Callable[[str], None]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sigspec")
 def main() -> None:
-    """sigspec: a compiler for LLM function signatures."""
+    """sigspec: a compiler for LLM function signatures.
+
+    Write what an LLM call takes and returns in .sig files; sigspec checks them and compiles
+    them to JSON Schema, provider request fragments, prompts, and Python and TypeScript
+    clients that validate and repair the replies. The configuration is sigspec.toml, or
+    [tool.sigspec] in pyproject.toml, found from the working directory upward.
+
+    Exit codes: 0 clean, 1 findings, 2 usage or configuration error. `sigspec COMMAND
+    --help` tells more.
+    """
     # A run allocates objects (AST, IR, schemas) that nearly all live to its end: collecting
     # them in small generations frees nothing and cost 10-20% of a large compile (mypy raises
     # the threshold for the same reason).
     gc.set_threshold(100_000, 20, 20)
 
 
-@main.command()
+@main.command(short_help="Check .sig files for errors and providers' limits.")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @FORMAT_OPTION
 @OUTPUT_OPTION
@@ -180,7 +190,11 @@ def lint(
     warnings: str,
 ) -> None:
     """Check .sig files (and the files they import) for errors, and the chosen providers'
-    limits. Exit 1 on errors (warnings alone: 0), 2 on a usage or configuration error."""
+    limits.
+
+    PATHS are .sig files or folders (searched for .sig files; default: the working
+    directory). Exit 0: no errors (warnings alone: 0); 1: errors; 2: usage or configuration.
+    """
     from sigspec.commands import lint as command
 
     sys.exit(
@@ -195,12 +209,18 @@ def lint(
     )
 
 
-@main.command()
+@main.command(short_help="Format .sig files in the canonical layout.")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change.")
 @click.option("--diff", is_flag=True, help="Print a diff instead of writing; exit 1 on changes.")
 def fmt(paths: tuple[Path, ...], check: bool, diff: bool) -> None:
-    """Format .sig files in the canonical layout (`-` reads standard input)."""
+    """Format .sig files in the canonical layout, in place.
+
+    PATHS are .sig files or folders (default: the working directory); `-` alone reads
+    standard input and prints the formatted text. A file whose meaning the new layout would
+    change is left as it is, and said so. Exit 0: done (or nothing to change); 1: a file
+    would change (--check, --diff), or could not be parsed or was refused.
+    """
     from sigspec.commands import fmt as command
 
     if paths == (Path("-"),):
@@ -232,17 +252,28 @@ def _targets_help() -> str:
     "-o",
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (default: `out` from the config, else ./build).",
+    help="Output folder (default: `out` from the configuration, else ./build).",
 )
 @click.option(
     "--target",
     "targets",
     multiple=True,
     type=_Registered(_target_names),
-    help="A target to write; repeat for several (default: all).",
+    help="A target to write (the list below); repeat for several (default: `targets` from "
+    "the configuration, else all).",
 )
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output is not current.")
-@click.option("--clean", is_flag=True, help="Delete every file sigspec owns in the output folder.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 if the output folder is not what a compile would write now "
+    "(for CI).",
+)
+@click.option(
+    "--clean",
+    is_flag=True,
+    help="Delete the files sigspec wrote in the output folder (those it lists in its "
+    "manifest and still holding what it wrote), then stop.",
+)
 @click.option("--watch", is_flag=True, help="Recompile whenever a .sig file or the config changes.")
 @click.option(
     "--interval",
@@ -269,7 +300,13 @@ def compile_command(
     providers: tuple[str, ...],
     quiet: bool,
 ) -> None:
-    """Compile .sig files to the chosen targets' files and a manifest."""
+    """Compile .sig files to the chosen targets' files and a manifest.
+
+    PATHS are .sig files or folders (default: `sources` from the configuration, else the
+    configuration's folder, else the working directory). Nothing is written when there are
+    errors. Exit 0: written or already up to date; 1: errors, or --check found the output
+    out of date; 2: usage or configuration.
+    """
     from sigspec.commands import compile as command
 
     request = command.Request(
@@ -290,20 +327,31 @@ def compile_command(
     sys.exit(command.run(request, report))
 
 
-@main.command()
+@main.command(short_help="Print one signature's JSON Schema or provider fragment.")
 @click.argument("spec", metavar="FILE.sig:NAME")
-@click.option("--input", "want_input", is_flag=True, help="The input (params) schema.")
+@click.option(
+    "--input",
+    "want_input",
+    is_flag=True,
+    help="Print the input (params) schema instead of the output's.",
+)
 @click.option(
     "--provider",
     "providers",
     multiple=True,
     type=_Registered(_provider_names),
-    help="The provider's fragment instead of the plain JSON Schema; repeat for several "
-    "(an object of fragments by provider).",
+    help="The provider's fragment instead of the plain JSON Schema (the default); repeat for "
+    "several (an object of fragments by provider).",
 )
 @QUIET_OPTION
 def schema(spec: str, want_input: bool, providers: tuple[str, ...], quiet: bool) -> None:
-    """Print one signature's JSON Schema or provider fragment."""
+    """Print one signature's JSON Schema (of its output, by default) or its provider
+    fragments, as JSON on standard output.
+
+    FILE.sig:NAME names a signature in a .sig file, e.g. examples/sentiment.sig:classify.
+    Exit 0: printed; 1: the file has errors, or a provider cannot take the schema; 2: usage
+    (a text-mode signature asks for no JSON).
+    """
     from sigspec.commands import schema as command
 
     sys.exit(
@@ -316,15 +364,18 @@ def schema(spec: str, want_input: bool, providers: tuple[str, ...], quiet: bool)
     )
 
 
-@main.command(name="import")
+@main.command(
+    name="import", short_help="Import a JSON Schema, OpenAPI or Pydantic model as .sig text."
+)
 @click.argument("schema_spec", metavar="SCHEMA")
 @click.option(
     "-o",
     "output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the .sig text to this file (not written when the import has errors).",
+    help="Write the .sig text to this file (default: print it on standard output; "
+    "nothing is written when the import has errors).",
 )
-@click.option("--force", is_flag=True, help="Replace the -o file when it exists.")
+@click.option("--force", is_flag=True, help="Replace the -o file when it exists (default: refuse).")
 @click.option("--name", help="The root type's name (default: the schema's title, else the file's).")
 @click.option(
     "--format",
@@ -356,23 +407,32 @@ def import_command(
     sys.exit(command.run(schema_spec, output, name, force, report))
 
 
-@main.command()
+@main.command(short_help="Parse and validate an LLM reply as the generated parser would.")
 @click.argument("spec", metavar="FILE.sig:NAME")
-@click.argument("reply", required=False, type=click.Path(allow_dash=True, path_type=Path))
+@click.argument(
+    "reply", required=False, metavar="[REPLY]", type=click.Path(allow_dash=True, path_type=Path)
+)
 @click.option(
     "--jsonl",
     is_flag=True,
-    help='Read lines {"id": ..., "text": ...} from standard input; one result each.',
+    help='Read lines {"id": ..., "text": ...} from standard input (no REPLY); print one '
+    "JSON result a line.",
 )
 @QUIET_OPTION
 def validate(spec: str, reply: Path | None, jsonl: bool, quiet: bool) -> None:
-    """Parse and validate an LLM reply as the generated parse_NAME would (exit 0 / 1)."""
+    """Parse and validate an LLM reply as the generated parse_NAME would: print the value
+    and the repairs made, or the errors.
+
+    FILE.sig:NAME names a signature, e.g. examples/sentiment.sig:classify. REPLY is a file
+    holding the reply's text (`-`: standard input). Exit 0: valid; 1: rejected (or the file
+    has errors); 2: usage.
+    """
     from sigspec.commands import validate as command
 
     sys.exit(command.run(spec, reply, jsonl, lambda diags: _emit(diags, quiet=quiet)))
 
 
-@main.command()
+@main.command(short_help="Report changes that break callers or consumers.")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--against",
@@ -386,7 +446,13 @@ def validate(spec: str, reply: Path | None, jsonl: bool, quiet: bool) -> None:
 def breaking(
     paths: tuple[Path, ...], ref: str | None, fmt: str, output: Path | None, quiet: bool
 ) -> None:
-    """Report changes that break callers or consumers: OLD NEW, or PATHS --against GIT_REF."""
+    """Report changes that break callers or consumers: `sigspec breaking OLD NEW` (two
+    files or folders), or `sigspec breaking [PATHS] --against GIT_REF` (PATHS now against
+    their state at a git revision).
+
+    Exit 0: nothing breaks; 1: a breaking change, or a version has errors; 2: usage,
+    configuration, or git cannot read the revision.
+    """
     from sigspec.commands import breaking as command
 
     def report(diags: Sequence[Diagnostic]) -> None:
@@ -395,24 +461,27 @@ def breaking(
     sys.exit(command.run(paths, ref, report, say=_say(quiet)))
 
 
-@main.command(name="test")
+@main.command(name="test", short_help="Run the test declarations of .sig files.")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "-k",
     "pattern",
     metavar="PATTERN",
     help="Run only the tests PATTERN selects: a glob (with * ? [...]) matched against "
-    "FILE.sig::NAME or against NAME, else a substring of FILE.sig::NAME. A filter that "
-    "selects no test exits 1.",
+    "FILE.sig::NAME or against NAME, else a substring of FILE.sig::NAME (default: every "
+    "test). A filter that selects no test exits 1.",
 )
-@click.option("--live", is_flag=True, help="Call the model; record nothing (default: replay).")
+@click.option(
+    "--live", is_flag=True, help="Call the model; record nothing (default: replay cassettes)."
+)
 @click.option(
     "--record", is_flag=True, help="Call the model and rewrite each selected test's cassette."
 )
 @click.option(
     "--repeat",
     type=click.IntRange(1, 1000),
-    help="Runs per test, over each test's @repeat (replay: at most the runs recorded).",
+    help="Runs per test, instead of each test's @repeat (default: its @repeat, else 1; "
+    "a replay runs at most the runs recorded).",
 )
 @click.option(
     "--jobs",
@@ -439,7 +508,8 @@ def test_command(
 ) -> None:
     """Run the test declarations of the .sig files in PATHS (default: the project) through
     the generated Python client: replayed from cassettes (the default, for CI), or against
-    the model configured in [tool.sigspec.test] (--live, --record).
+    the model of the configuration's test table ([test] in sigspec.toml, [tool.sigspec.test]
+    in pyproject.toml) (--live, --record).
 
     A replayed test whose request no longer hashes as recorded (its prompt, schema, model
     or params changed) is stale, not replayed. Exit 0: every test passed; 1: a test failed,
@@ -455,18 +525,23 @@ def test_command(
     sys.exit(command.run(options, _emit))
 
 
-@main.command()
+@main.command(short_help="Explain a diagnostic code, with an example.")
 @click.argument("code")
 def explain(code: str) -> None:
-    """Print the long explanation of a diagnostic code, with an example."""
+    """Print the long explanation of a diagnostic code, with an example.
+
+    CODE is the name a diagnostic prints in brackets, e.g. `sigspec explain unknown-type`.
+    Exit 2 for a code that does not exist (the closest codes suggested).
+    """
     from sigspec.commands import explain as command
 
     sys.exit(command.run(code))
 
 
-@main.command()
+@main.command(short_help="Run the language server (for editors).")
 def lsp() -> None:
-    """Run the language server on standard input and output (needs `sigspec[lsp]`)."""
+    """Run the language server on standard input and output, for an editor to start (needs
+    pygls: pip install "sigspec[lsp]")."""
     try:
         from sigspec.commands import lsp as server
     except ImportError as exc:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from sigspec.commands import Report
+from sigspec.commands import Report, counted
 from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.paths import common_root
 
@@ -96,5 +96,5 @@ def _compare(
     changes = [d for d in compare(project, after.project) if d.code not in config.breaking_ignore]
     found = judge(changes, config.severity, chosen=True)
     report(found)
-    say(f"{len(found)} breaking change{'s' if len(found) != 1 else ''}")
+    say(counted(len(found), "breaking change"))
     return 1 if has_errors(found) else 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from sigspec.commands import RootedReport
+from sigspec.commands import RootedReport, counted
 from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.output import OutputError
 
@@ -86,7 +86,7 @@ def _run(request: Request, p: Plan, report: RootedReport) -> int:
         output.recover(p.out)  # the owned files to delete may be in a folder left beside it
         cleaned = output.clean(p.out)
         removed = cleaned.removed
-        click.echo(f"removed {removed} file{'s' if removed != 1 else ''} from {p.out}", err=True)
+        click.echo(f"removed {counted(removed, 'file')} from {p.out}", err=True)
         for rel in cleaned.kept:
             click.echo(f"kept {p.out / rel}: not the file sigspec wrote there", err=True)
         return 0
@@ -131,7 +131,7 @@ def _run(request: Request, p: Plan, report: RootedReport) -> int:
         return _check(p.out, result.files, request)
     changed = output.write(p.out, result.files)
     fresh.written(p.out, [a.path for a in result.files])
-    _say(request, f"wrote {len(result.files)} files to {p.out} ({changed} changed)")
+    _say(request, f"wrote {counted(len(result.files), 'file')} to {p.out} ({changed} changed)")
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from sigspec.commands import counted
 from sigspec.compiler.paths import display_path
 from sigspec.compiler.project import read_source
 from sigspec.diagnostics import Diagnostic
@@ -113,7 +114,7 @@ def format_files(files: Sequence[Path], *, check: bool, diff: bool, color: bool)
     failed += len(refused)
     verb = "would be reformatted" if check or diff else "reformatted"
     click.echo(
-        f"{changed} file{'s' if changed != 1 else ''} {verb}, "
+        f"{counted(changed, 'file')} {verb}, "
         f"{len(files) - changed - failed} unchanged, {failed} not parsed or refused",
         err=True,
     )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.commands import RootedReport
+from sigspec.commands import RootedReport, counted
 
 if TYPE_CHECKING:
     from sigspec.compiler.config import Config
@@ -43,17 +43,13 @@ class Project:
     paths: tuple[Path, ...]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _summary(diagnostics: Sequence[Diagnostic], files: int, *, shown: bool = True) -> str:
     errors = sum(1 for d in diagnostics if d.is_error)
     warnings = len(diagnostics) - errors
-    counts = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    counts = f"{counted(errors, 'error')}, {counted(warnings, 'warning')}"
     if warnings and not shown:
         counts += " (not shown: run `sigspec lint` without --warnings=summary to see them)"
-    return f"{_plural(files, 'file')} checked: {counts}"
+    return f"{counted(files, 'file')} checked: {counts}"
 
 
 def check(roots: Sequence[Path], root: Path, config: Config, providers: tuple[str, ...]) -> Checked:

@@ -1,0 +1,138 @@
+"""`--help` of every command, and shell completion: every option appears in its command's help
+with a text that says what it does and, for an option that takes a value, its default; every
+argument is explained; the command list shows each command's whole summary; `compile --help`
+lists every target and target option. Bash, zsh and fish completion scripts come from click
+(`_SIGSPEC_COMPLETE=bash_source sigspec`), and bash completes commands and `--target`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from sigspec.cli import main
+
+COMMANDS = sorted(main.commands)
+
+
+def help_text(*args: str) -> str:
+    result = CliRunner().invoke(main, [*args, "--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_command_list_shows_whole_summaries() -> None:
+    text = help_text().split("Commands:", 1)[1]
+    assert "..." not in text  # a summary cut short
+    for name in COMMANDS:
+        assert f"  {name} " in text
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_option_is_explained_with_its_default(name: str) -> None:
+    command = main.commands[name]
+    text = " ".join(help_text(name).split())
+    assert command.help and len(command.help) > 20
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            # An argument is named in the usage line and explained in the description.
+            shown = param.make_metavar(click.Context(command)).strip("[]. ")
+            assert shown in " ".join(command.help.split()), (name, shown)
+            continue
+        assert isinstance(param, click.Option)
+        for opt in param.opts:
+            assert opt in text, (name, opt)
+        assert param.help and len(param.help) > 10, (name, param.opts)
+        if param.is_flag or param.name == "help":
+            continue
+        says_default = param.show_default or "default" in param.help
+        assert says_default, f"{name} {param.opts[-1]}: its help does not give the default"
+
+
+def test_compile_help_lists_every_target_and_target_option() -> None:
+    from sigspec.emit.options import describe
+    from sigspec.emit.registry import TARGETS
+
+    text = help_text("compile")
+    epilog = text.split("Targets (", 1)[1]
+    for target in TARGETS.values():
+        assert f"  {target.name} " in epilog
+        for option, _, _ in describe(target.options):
+            assert f"{option} = " in epilog
+
+
+# The installed command: its name makes click's variable, `_SIGSPEC_COMPLETE`.
+SIGSPEC = Path(sys.executable).with_name("sigspec")
+
+
+def complete(words: str, index: int) -> list[str]:
+    """What `sigspec` completes, asked as bash's completion function asks it."""
+    env = {
+        **os.environ,
+        "_SIGSPEC_COMPLETE": "bash_complete",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(index),
+    }
+    result = subprocess.run(
+        [str(SIGSPEC)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return [line.split(",", 1)[1] for line in result.stdout.splitlines()]
+
+
+def test_completion_of_commands_and_targets() -> None:
+    from sigspec.emit.registry import NAMES
+    from sigspec.lower.providers import NAMES as PROVIDERS
+
+    assert complete("sigspec comp", 1) == ["compile"]
+    assert complete("sigspec ", 1) == COMMANDS
+    assert complete("sigspec compile --target ", 3) == list(NAMES)
+    assert complete("sigspec lint --provider o", 3) == [p for p in PROVIDERS if p[0] == "o"]
+    assert "--watch" in complete("sigspec compile --w", 2)
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts(shell: str) -> None:
+    result = subprocess.run(
+        [str(SIGSPEC)],
+        env={**os.environ, "_SIGSPEC_COMPLETE": f"{shell}_source"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "_sigspec_completion" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash on this machine")
+def test_bash_completes_through_the_sourced_script() -> None:
+    """The script `eval "$(_SIGSPEC_COMPLETE=bash_source sigspec)"` installs, run by bash as
+    a <TAB> runs it: `sigspec comp<TAB>` and `sigspec compile --target <TAB>`."""
+    bin_dir = SIGSPEC.parent
+    program = """
+eval "$(_SIGSPEC_COMPLETE=bash_source sigspec)"
+ask() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=()
+        _sigspec_completion sigspec; echo "${COMPREPLY[*]}"; }
+ask sigspec comp
+ask sigspec compile --target ''
+"""
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(
+        ["bash", "-c", program], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "compile"
+    assert lines[1].split() == ["jsonschema", "providers", "prompts", "python", "typescript"]
