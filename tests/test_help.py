@@ -7,6 +7,7 @@ lists every target and target option. Bash, zsh and fish completion scripts come
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,3 +137,37 @@ ask sigspec compile --target ''
     lines = result.stdout.splitlines()
     assert lines[0] == "compile"
     assert lines[1].split() == ["jsonschema", "providers", "prompts", "python", "typescript"]
+
+
+def test_counts_take_the_number_they_count() -> None:
+    """A count printed with a noun says "1 file", "2 files": the commands use `counted` (or
+    choose the form themselves), never a plural after a number that may be 1."""
+    from sigspec.commands import counted
+
+    assert [counted(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
+    root = Path(__file__).resolve().parents[1] / "src" / "sigspec"
+    sources = [*sorted((root / "commands").glob("*.py")), root / "compiler" / "findings.py"]
+    nouns = "files|errors|warnings|tests|changes|constraints|declarations|projects|runs|turns"
+    plural = re.compile(rf"\{{[^{{}}]*\}} ({nouns}|items|lines|signatures|types)\b|\(s\)")
+    allowed = {"in {done.projects} projects checked:"}  # said only when there are several
+    found = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if plural.search(line) and 'f"' in line and not any(a in line for a in allowed)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_fmt_says_1_file(tmp_path: Path) -> None:
+    (tmp_path / "one.sig").write_text("signature   one() -> :int\n", encoding="utf-8")
+    result = subprocess.run(
+        [str(SIGSPEC), "fmt", "one.sig"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 file reformatted, 0 unchanged" in result.stderr
