@@ -552,6 +552,19 @@ def test_a_key_echoed_by_the_server_is_redacted(tmp_path: Path) -> None:
     assert KEY.encode() not in (folder / "cassettes/reviews/summary.jsonl").read_bytes()
 
 
+def test_a_placeholder_key_is_not_redacted_out_of_the_cassettes(tmp_path: Path) -> None:
+    # Local servers take any key: `k` is no secret, and replacing it would break `tokens`.
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url)
+        recorded = sigspec_test(folder, "-k", "positive", "--record", key="k")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    text = (folder / "cassettes/reviews/positive.jsonl").read_text(encoding="utf-8")
+    assert "[redacted]" not in text + recorded.stdout
+    assert '"tokens": {"input": 11, "output": 4}' in text
+    replayed = sigspec_test(folder, "-k", "positive")
+    assert rows(replayed.stdout) == rows(recorded.stdout)
+
+
 def test_text_signatures_are_judged_on_their_text(tmp_path: Path) -> None:
     with serving(Server()) as server:
         folder = project(tmp_path, server.url)

@@ -148,12 +148,20 @@ def _plan(options: Options, config: Config, root: Path, endpoint: Endpoint) -> P
         settings.cassettes or root / "cassettes",
         options.repeat,
         options.jobs or settings.concurrency,
+        root,
     )
+
+
+# A key shorter than this is a placeholder (`EMPTY`, `x`) that local servers ignore, not a
+# secret: replacing it everywhere would corrupt the output and the cassettes (`k` in `tokens`).
+SHORTEST_SECRET = 8
 
 
 def _redacted(text: str, secret: str | None) -> str:
     """`text` without the API key, should a server or an SDK have echoed it."""
-    return text.replace(secret, "[redacted]") if secret else text
+    if secret is None or len(secret) < SHORTEST_SECRET:
+        return text
+    return text.replace(secret, "[redacted]")
 
 
 def _run(
