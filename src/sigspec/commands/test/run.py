@@ -32,6 +32,7 @@ class Plan:
     cassettes: Path
     repeat: int | None = None  # `--repeat`, over each test's `@repeat`
     jobs: int = 4
+    root: Path = Path()  # the project's root: a cassette may be a link to a file below it
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +199,7 @@ def prepare(test: ir.Test, call: Call, plan: Plan, body: Body, live: Llm | None)
         old = _old(test, plan) if plan.mode == "record" else None
         return Prepared(test, call, recorders, old=old)
     try:
-        found = tape.read(cassette_path(test, plan), _shown(test, plan))
+        found = tape.read(cassette_path(test, plan), _shown(test, plan), _allowed(plan))
     except tape.CassetteError as exc:
         return _done(test, "error", f"{exc}: {RERECORD}")
     if found is None:
@@ -230,7 +231,7 @@ def _done(test: ir.Test, outcome: str, reason: str) -> Prepared:
 
 def _old(test: ir.Test, plan: Plan) -> tape.Cassette | None:
     try:
-        return tape.read(cassette_path(test, plan), _shown(test, plan))
+        return tape.read(cassette_path(test, plan), _shown(test, plan), _allowed(plan))
     except tape.CassetteError:
         return None  # replaced by the recording
 
@@ -241,7 +242,14 @@ def cassette_path(test: ir.Test, plan: Plan) -> Path:
 
 
 def _shown(test: ir.Test, plan: Plan) -> str:
-    return str(cassette_path(test, plan))
+    """The cassette's path as the notes show it (relative to the working folder)."""
+    from sigspec.compiler.paths import display_path
+
+    return display_path(cassette_path(test, plan))
+
+
+def _allowed(plan: Plan) -> tuple[Path, ...]:
+    return (plan.cassettes, plan.root)
 
 
 def judged(prepared: Prepared, runs: Sequence[RunResult]) -> TestResult:
