@@ -44,6 +44,8 @@ OUTPUT = {
     "note": None,
     "flag": True,
     "text": "naïve café",
+    "my-name": "dashed",
+    "snake_case": 1,
 }
 
 
@@ -63,6 +65,15 @@ OUTPUT = {
         check(("text",), "==", 10, length=True),  # code points, not bytes
         check((), ">", 3, length=True),  # the map's keys
         check(("text",), "~", "^na.ve caf.$"),  # code points, as @pattern reads it
+        # An optional field the output leaves out is `None` to the client: `null` here.
+        check(("absent",), "==", None),
+        check(("absent",), "in", ["x", None]),
+        check(("absent",), "!=", "x"),
+        check(("items", 0, "absent"), "==", None),
+        # `-` and `_` are one character in field names, as the checker matched them.
+        check(("my_name",), "==", "dashed"),
+        check(("my-name",), "==", "dashed"),
+        check(("snake-case",), "==", 1),
     ],
 )
 def test_checks_that_hold(passing: ir.Check) -> None:
@@ -81,6 +92,9 @@ def test_checks_that_hold(passing: ir.Check) -> None:
         (check(("sentiment",), ">", 1), 'sentiment > 1: sentiment is "positive"'),
         (check(("items", 5, "name"), "==", "x"), "items has 2 item(s), no [5]"),
         (check(("missing",), "==", 1), "missing == 1: missing is missing"),
+        (check(("missing",), "!=", None), "missing != null: missing is missing"),
+        (check(("missing",), "==", 0, length=True), "len(missing) == 0: missing is missing"),
+        (check(("missing", "deeper"), "==", None), "missing.deeper == null: missing is missing"),
         (check(("score", "x"), "==", 1), "score is not a map"),
         (check(("total",), "==", 1, length=True), "total is 2, which has no length"),
         (
@@ -130,3 +144,9 @@ def test_paths_print_as_written() -> None:
     assert subject_text((0,)) == "$[0]"
     assert subject_text(("items", 0, "name")) == "items[0].name"
     assert follow([{"a": 1}], (0, "a")) == 1
+
+
+def test_patterns_read_as_ecma_262() -> None:
+    # `\d` is ASCII digits in ECMA-262, not Python's Unicode digits (ARABIC-INDIC THREE).
+    assert reason((check(("d",), "~", "^\\d$"),), {"d": "\u0663"}) is not None
+    assert reason((check(("d",), "~", "^\\d$"),), {"d": "3"}) is None
