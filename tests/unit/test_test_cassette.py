@@ -141,7 +141,7 @@ def test_only_a_regular_file_below_the_allowed_folders_is_read(tmp_path: Path) -
     assert tape.read(project / "in.jsonl", "in.jsonl", [project]) is not None
     # A fifo would block the read for ever; a folder is no cassette either.
     os.mkfifo(project / "fifo.jsonl")
-    with pytest.raises(tape.CassetteError, match="fifo.jsonl: a fifo, not a cassette file"):
+    with pytest.raises(tape.CassetteError, match=r"fifo\.jsonl: a fifo, not a cassette file"):
         tape.read(project / "fifo.jsonl", "fifo.jsonl", [project])
     (project / "dir.jsonl").mkdir()
     with pytest.raises(tape.CassetteError, match="a folder"):
