@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -522,6 +525,31 @@ def test_concurrent_runs_overlap_and_keep_declaration_order(tmp_path: Path) -> N
     for done in (parallel, serial):
         assert list(outcomes(done.stdout)) == [f"reviews.sig::{n}" for n in names]
     assert not list(folder.rglob("*.jsonl"))  # --live records nothing
+
+
+def test_ctrl_c_starts_no_further_run_and_writes_no_cassette(tmp_path: Path) -> None:
+    with serving(Server(delay=0.3)) as server:
+        folder = project(tmp_path, server.url)
+        command = [sys.executable, "-m", "sigspec", "test", "--record", "-k", "positive"]
+        process = subprocess.Popen(
+            [*command, "--repeat", "40", "--jobs", "1"],
+            cwd=folder,
+            env={**os.environ, KEY_ENV: KEY},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while len(server.bodies) < 2 and time.monotonic() < deadline:  # running, not loading
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        asked = len(server.bodies)
+    assert process.returncode == 1
+    assert asked < 10  # the queued runs (12 s of them) were not started
+    assert "error: interrupted: no further run was started; no cassette was written" in err
+    assert "Traceback" not in err
+    assert not list(folder.rglob("*.jsonl"))
 
 
 def test_no_cassette_holds_the_key_or_an_authorization_header(tmp_path: Path) -> None:

@@ -131,6 +131,10 @@ def run(options: Options, report: Report) -> int:
     except (SetupError, BuildError) as exc:
         click.echo(f"error: {_redacted(str(exc), key)}", err=True)
         return 2
+    except KeyboardInterrupt:
+        written = "; no cassette was written" if plan.mode == "record" else ""
+        click.echo(f"error: interrupted: no further run was started{written}", err=True)
+        return 1
     from sigspec.commands.test import report as render
 
     click.echo(_redacted(render.render(results, options.fmt, plan.mode), key), nl=False)

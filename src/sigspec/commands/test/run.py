@@ -274,11 +274,17 @@ def execute(prepared: Sequence[Prepared], jobs: int) -> list[list[RunResult]]:
     """Every run of every test, `jobs` at a time; each test's runs in run order."""
     units = [(i, p, r) for i, p in enumerate(prepared) for r in p.recorders]
     results: list[list[RunResult]] = [[] for _ in prepared]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures = [
             (i, pool.submit(one_run, p.test, p.call, r))  # type: ignore[arg-type]
             for i, p, r in units
         ]
         for index, future in futures:
             results[index].append(future.result())
+    except BaseException:
+        # Ctrl-C: start no queued run (each a paid call); only those in flight finish.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results
