@@ -552,6 +552,27 @@ def test_ctrl_c_starts_no_further_run_and_writes_no_cassette(tmp_path: Path) -> 
     assert not list(folder.rglob("*.jsonl"))
 
 
+def test_tests_whose_cassettes_differ_only_in_case_are_not_run(tmp_path: Path) -> None:
+    # On macOS and Windows `Positive.jsonl` is `positive.jsonl`: one would hold the other's
+    # runs. The first keeps it; the second is an error, also when `-k` selects it alone.
+    twin = 'test Positive = classify(text = "I love it too") -> valid\n'
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url, sig=SIG + twin)
+        done = sigspec_test(folder, "--record", "-k", "Positive")
+        both = sigspec_test(folder, "--record", "-k", "*ositive")
+    assert done.returncode == 1
+    assert outcomes(done.stdout) == {"reviews.sig::Positive": "error"}
+    assert (
+        "its cassette cassettes/reviews/Positive.jsonl differs from reviews.sig::positive's "
+        "only in case, which macOS and Windows do not tell apart: rename one of the two tests"
+    ) in done.stdout
+    assert outcomes(both.stdout) == {
+        "reviews.sig::positive": "pass",
+        "reviews.sig::Positive": "error",
+    }
+    assert [p.name for p in folder.rglob("*.jsonl")] == ["positive.jsonl"]
+
+
 def test_no_cassette_holds_the_key_or_an_authorization_header(tmp_path: Path) -> None:
     with serving(Server()) as server:
         folder = project(tmp_path, server.url)

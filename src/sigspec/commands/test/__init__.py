@@ -173,13 +173,17 @@ def _run(
 ) -> list[TestResult]:
     from sigspec.commands.test.build import kwargs
     from sigspec.commands.test.live import body_builder, callback
-    from sigspec.commands.test.run import Call, execute, prepare
+    from sigspec.commands.test.run import Call, clashes, clashing, execute, prepare, test_id
 
     body = body_builder(plan.endpoint, client)
     live = callback(plan.endpoint, client) if plan.mode != "replay" else None
     failure = client.runtime["_client"].JsonEnforcementError
+    shared = clashes(project.tests, plan)  # all the project's: a -k filter must not hide one
     prepared: list[Prepared] = []
     for test in tests:
+        if test_id(test) in shared:
+            prepared.append(clashing(test, shared[test_id(test)], plan))
+            continue
         signature = project.signature(test.signature)
         assert signature is not None  # the checker keeps only tests of known signatures
         function = client.function(signature)

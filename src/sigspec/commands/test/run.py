@@ -225,6 +225,32 @@ def prepare(test: ir.Test, call: Call, plan: Plan, body: Body, live: Llm | None)
     return Prepared(test, call, recorders)
 
 
+def clashes(tests: Sequence[ir.Test], plan: Plan) -> dict[str, str]:
+    """Each test whose cassette is the file of an earlier test's on a case-insensitive file
+    system (macOS, Windows: `Foo` and `foo`, `A.sig` and `a.sig`), by id: that test's id.
+    Recording both would leave one file, holding the other test's runs."""
+    first: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for test in tests:
+        key = cassette_path(test, plan).as_posix().casefold()
+        seen = first.setdefault(key, test_id(test))
+        if seen != test_id(test):
+            found[test_id(test)] = seen
+    return found
+
+
+def clashing(test: ir.Test, other: str, plan: Plan) -> Prepared:
+    """A test that is not run: its cassette would be `other`'s file."""
+    from sigspec.compiler.paths import display_path
+
+    shown = display_path(cassette_path(test, plan))
+    reason = (
+        f"its cassette {shown} differs from {other}'s only in case, which macOS and Windows "
+        "do not tell apart: rename one of the two tests (or files)"
+    )
+    return _done(test, "error", reason)
+
+
 def _done(test: ir.Test, outcome: str, reason: str) -> Prepared:
     return Prepared(test, None, (), TestResult(test_id(test), test, outcome, (), reason))
 
