@@ -307,7 +307,7 @@ def test_pass_rates_over_repeated_runs(tmp_path: Path) -> None:
     assert rows(fewer.stdout)[0][:3] == ["more.sig::flaky_ok", "pass", "2/3 67% [21%-94%]"]
     more = sigspec_test(folder, "more.sig", "-k", "flaky_ok", "--repeat", "6")
     assert more.returncode == 1
-    assert "5 run(s) recorded, 6 asked: run `sigspec test --record --repeat 6`" in more.stdout
+    assert "5 runs were recorded, 6 asked: run `sigspec test --record --repeat 6`" in more.stdout
 
 
 def _tail(server: Server, text: str) -> str:
@@ -347,7 +347,21 @@ def test_a_client_asking_more_turns_than_recorded_is_stale(tmp_path: Path) -> No
     cassette.write_text(header + "\n" + json.dumps(bad) + "\n")
     replayed = sigspec_test(folder, "-k", "positive")
     assert outcomes(replayed.stdout) == {"reviews.sig::positive": "stale"}
-    assert "the client asked for turn 2, but 1 were recorded" in replayed.stdout
+    assert "the client asked for turn 2, but 1 turn was recorded" in replayed.stdout
+
+
+def test_a_lowered_max_turns_is_stale(tmp_path: Path) -> None:
+    # Recorded: a retry in turn 2. With `@max_turns(1)` the client gives up after turn 1,
+    # which the recording does not describe: stale, as a raised one asking turn 3 would be.
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url)
+        (folder / "more.sig").write_text(MORE, encoding="utf-8")
+        assert sigspec_test(folder, "-k", "retried", "--record").returncode == 0
+    lowered = SIG.replace('@prompt("Classify', '@max_turns(1)\n@prompt("Classify')
+    (folder / "reviews.sig").write_text(lowered, encoding="utf-8")
+    replayed = sigspec_test(folder, "-k", "retried")
+    assert outcomes(replayed.stdout) == {"more.sig::retried": "stale"}
+    assert "the client finished after 1 turn, but 2 turns were recorded" in replayed.stdout
 
 
 def test_junit_output(tmp_path: Path) -> None:

@@ -72,6 +72,16 @@ def test_id(test: ir.Test) -> str:
     return f"{file}::{test.name}"
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 turn`, `2 turns`: a count for a reason's sentence."""
+    return f"1 {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def were(number: int, noun: str) -> str:
+    """`1 turn was`, `2 turns were`."""
+    return f"{counted(number, noun)} {'was' if number == 1 else 'were'}"
+
+
 class Stale(Exception):
     """The client's request is not the one recorded: said in a sentence."""
 
@@ -106,7 +116,7 @@ class Recorder:
         if number > len(self.recorded):
             raise Stale(
                 f"run {self.run}: the client asked for turn {number}, but "
-                f"{len(self.recorded)} were recorded"
+                f"{were(len(self.recorded), 'turn')} recorded"
             )
         turn = self.recorded[number - 1]
         if turn.sha256 != digest:
@@ -149,6 +159,20 @@ def _output(step: Any, parse: Callable[[str], Any] | None) -> Any:
         return step.return_.model_dump(mode="json", by_alias=True)
 
 
+def _fewer(recorder: Recorder) -> bool:
+    """A replayed run that ended before its recorded turns did."""
+    return recorder.recorded is not None and len(recorder.turns) < len(recorder.recorded)
+
+
+def _fewer_turns(recorder: Recorder, latency: int) -> RunResult:
+    assert recorder.recorded is not None
+    reason = (
+        f"run {recorder.run}: the client finished after {counted(len(recorder.turns), 'turn')}"
+        f", but {were(len(recorder.recorded), 'turn')} recorded"
+    )
+    return RunResult(recorder.run, "stale", reason, len(recorder.turns), 0, latency, 0)
+
+
 def one_run(test: ir.Test, call: Call, recorder: Recorder) -> RunResult:
     """One run of `test`, judged."""
 
@@ -160,17 +184,15 @@ def one_run(test: ir.Test, call: Call, recorder: Recorder) -> RunResult:
     except Stale as exc:
         return RunResult(recorder.run, "stale", str(exc), len(recorder.turns), 0, latency(), 0)
     except call.failure as exc:
+        if _fewer(recorder):  # a lowered `@max_turns` gave up before the recorded retries
+            return _fewer_turns(recorder, latency())
         turns, tokens, repairs = _usage(exc.step)  # type: ignore[attr-defined]
         return RunResult(recorder.run, "fail", str(exc), turns, tokens, latency(), repairs)
     except Exception as exc:  # the transport's, an SDK's: the model could not be asked
         reason = f"{type(exc).__name__}: {exc}"
         return RunResult(recorder.run, "error", reason, len(recorder.turns), 0, latency(), 0)
-    if recorder.recorded is not None and len(recorder.turns) < len(recorder.recorded):
-        reason = (
-            f"run {recorder.run}: the client finished after {len(recorder.turns)} turn(s), "
-            f"but {len(recorder.recorded)} were recorded"
-        )
-        return RunResult(recorder.run, "stale", reason, len(recorder.turns), 0, latency(), 0)
+    if _fewer(recorder):
+        return _fewer_turns(recorder, latency())
     turns, tokens, repairs = _usage(step)
     output = _output(step, call.parse)
     why = judge.reason(test.expect, output)
@@ -217,7 +239,7 @@ def prepare(test: ir.Test, call: Call, plan: Plan, body: Body, live: Llm | None)
         return _done(
             test,
             "fail",
-            f"{len(runs)} run(s) recorded, {wanted} asked: run "
+            f"{were(len(runs), 'run')} recorded, {wanted} asked: run "
             f"`sigspec test --record --repeat {wanted}`",
         )
     numbers = sorted(runs)[: plan.repeat] if plan.repeat else sorted(runs)
