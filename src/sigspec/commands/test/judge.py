@@ -41,13 +41,16 @@ def is_number(value: Any) -> bool:
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """Deep JSON equality: numbers by value, booleans only equal booleans."""
+    """Deep JSON equality: numbers by value, booleans only equal booleans; in a map, a key
+    left out equals one set to `null` (an optional field the model omitted or answered
+    `null` is `None` to the client either way, and the runtime keeps each as it came)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if is_number(a) and is_number(b):
         return bool(a == b)
     if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+        keys = a.keys() | b.keys()
+        return all(json_equal(a.get(k), b.get(k)) for k in keys)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and bool(a == b)
