@@ -76,6 +76,9 @@ def test_location() -> None:
         "/c/reviews/sentiment/t.jsonl"
     )
     assert tape.location(folder, "../shared/x.sig", "t") == Path("/c/_up/shared/x/t.jsonl")
+    # A file shown absolute (no relative path to it: another drive) stays below the folder.
+    assert tape.location(folder, "/abs/x.sig", "t") == Path("/c/_abs/abs/x/t.jsonl")
+    assert tape.location(folder, "C:/x/y.sig", "t") == Path("/c/C/x/y/t.jsonl")
 
 
 @pytest.mark.parametrize(

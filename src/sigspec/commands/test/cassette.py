@@ -74,9 +74,20 @@ def digest(body: Any) -> str:
 
 def location(folder: Path, file: str, test: str) -> Path:
     """`<folder>/<file without .sig>/<test>.jsonl`; a file above the project root (under an
-    import root, `../shared/x.sig`) stays below the folder (`_up/shared/x/`)."""
-    parts = ["_up" if part == ".." else part for part in PurePosixPath(file).with_suffix("").parts]
+    import root, `../shared/x.sig`) stays below the folder (`_up/shared/x/`), and so does
+    one shown absolute, on another drive (`C:/x/y.sig`: `C/x/y/`; `/x/y.sig`: `_abs/x/y/`)."""
+    parts = [_part(part) for part in PurePosixPath(file).with_suffix("").parts]
     return folder.joinpath(*parts, f"{test}.jsonl")
+
+
+def _part(part: str) -> str:
+    """A folder name of a cassette's path that cannot leave the cassettes folder: `..`, the
+    root `/` and a drive `C:` each made a plain name."""
+    if part == "..":
+        return "_up"
+    if part == "/":
+        return "_abs"
+    return part.replace(":", "") or "_"
 
 
 def dumps(cassette: Cassette) -> str:
