@@ -92,7 +92,8 @@ def test_checks_that_hold(passing: ir.Check) -> None:
         (check(("flag",), "in", [1, 2]), "flag in [1, 2]: flag is true"),
         (check(("flag",), "==", 1), "flag == 1: flag is true"),
         (check(("sentiment",), ">", 1), 'sentiment > 1: sentiment is "positive"'),
-        (check(("items", 5, "name"), "==", "x"), "items has 2 item(s), no [5]"),
+        (check(("items", 5, "name"), "==", "x"), "items has 2 items, no [5]"),
+        (check(("items", 0, "name", 0), "==", "x"), "items[0].name is not a list"),
         (check(("missing",), "==", 1), "missing == 1: missing is missing"),
         (check(("missing",), "!=", None), "missing != null: missing is missing"),
         (check(("missing",), "==", 0, length=True), "len(missing) == 0: missing is missing"),
@@ -150,6 +151,11 @@ def test_paths_print_as_written() -> None:
     assert subject_text((0,)) == "$[0]"
     assert subject_text(("items", 0, "name")) == "items[0].name"
     assert follow([{"a": 1}], (0, "a")) == 1
+
+
+def test_counts_are_grammatical() -> None:
+    found = reason((check(("a", 1), "==", 1),), {"a": [0]})
+    assert found == "a[1] == 1: a has 1 item, no [1]"
 
 
 def test_patterns_read_as_ecma_262() -> None:

@@ -72,7 +72,8 @@ def follow(value: Any, path: Sequence[str | int]) -> Any:
             if not isinstance(value, list):
                 return Missing(f"{where} is not a list")
             if step >= len(value):
-                return Missing(f"{where} has {len(value)} item(s), no [{step}]")
+                items = "1 item" if len(value) == 1 else f"{len(value)} items"
+                return Missing(f"{where} has {items}, no [{step}]")
             value = value[step]
         else:
             if not isinstance(value, Mapping):
