@@ -106,6 +106,14 @@ def test_location() -> None:
             "line 2: `latency_ms` must be an integer from 0",
         ),
         (tape.dumps(tape.Cassette(HEADER, (turn(0, 1, "{}"),))), "integers from 1"),
+        (
+            tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}"), turn(1, 1, "{}")))),
+            "run 1 has the turns 1, 1, not 1 to 2",
+        ),
+        (
+            tape.dumps(tape.Cassette(HEADER, (turn(2, 2, "{}"),))),
+            "run 2 has the turns 2, not 1 to 1",
+        ),
         (tape.dumps(tape.Cassette(HEADER, (turn(True, 1, "{}"),))), "integers from 1"),
         (
             tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}"),))).replace(

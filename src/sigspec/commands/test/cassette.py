@@ -118,7 +118,14 @@ def loads(text: str, where: str) -> Cassette:
     read = _read(Header, header, where, 1)
     if not all(type(getattr(read, name)) is str for name in Header.__slots__):
         raise CassetteError(f"{where}: line 1: {', '.join(Header.__slots__)} must be strings")
-    return Cassette(read, tuple(_turns(rows, where)))
+    cassette = Cassette(read, tuple(_turns(rows, where)))
+    for run, turns in sorted(cassette.runs().items()):
+        if [t.turn for t in turns] != list(range(1, len(turns) + 1)):
+            numbers = ", ".join(str(t.turn) for t in turns)
+            raise CassetteError(
+                f"{where}: run {run} has the turns {numbers}, not 1 to {len(turns)}"
+            )
+    return cassette
 
 
 def _turns(rows: Iterable[Any], where: str) -> Iterable[Turn]:
