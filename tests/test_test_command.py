@@ -587,6 +587,18 @@ def test_tests_whose_cassettes_differ_only_in_case_are_not_run(tmp_path: Path) -
     assert [p.name for p in folder.rglob("*.jsonl")] == ["positive.jsonl"]
 
 
+def test_a_test_named_as_a_windows_device_is_not_run(tmp_path: Path) -> None:
+    with serving(Server()) as server:
+        folder = project(
+            tmp_path, server.url, sig=SIG + 'test Con = classify(text = "x") -> valid\n'
+        )
+        done = sigspec_test(folder, "--record", "-k", "Con")
+    assert outcomes(done.stdout) == {"reviews.sig::Con": "error"}
+    said = "its cassette Con.jsonl would be a device on Windows, which reserves the name `Con`"
+    assert said in done.stdout
+    assert not list(folder.rglob("*.jsonl"))
+
+
 def test_no_cassette_holds_the_key_or_an_authorization_header(tmp_path: Path) -> None:
     with serving(Server()) as server:
         folder = project(tmp_path, server.url)

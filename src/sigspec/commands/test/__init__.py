@@ -173,7 +173,15 @@ def _run(
 ) -> list[TestResult]:
     from sigspec.commands.test.build import kwargs
     from sigspec.commands.test.live import body_builder, callback
-    from sigspec.commands.test.run import Call, clashes, clashing, execute, prepare, test_id
+    from sigspec.commands.test.run import (
+        Call,
+        clashes,
+        clashing,
+        execute,
+        prepare,
+        reserved_name,
+        test_id,
+    )
 
     body = body_builder(plan.endpoint, client)
     live = callback(plan.endpoint, client) if plan.mode != "replay" else None
@@ -183,6 +191,9 @@ def _run(
     for test in tests:
         if test_id(test) in shared:
             prepared.append(clashing(test, shared[test_id(test)], plan))
+            continue
+        if (refused := reserved_name(test)) is not None:
+            prepared.append(refused)
             continue
         signature = project.signature(test.signature)
         assert signature is not None  # the checker keeps only tests of known signatures

@@ -261,6 +261,20 @@ def clashes(tests: Sequence[ir.Test], plan: Plan) -> dict[str, str]:
     return found
 
 
+def reserved_name(test: ir.Test) -> Prepared | None:
+    """A test that is not run because Windows reserves its cassette's name for a device
+    (`con.jsonl` is the console there): an error that says to rename it; else None."""
+    from sigspec.lower.names import WINDOWS_RESERVED
+
+    if test.name.lower() not in WINDOWS_RESERVED:
+        return None
+    reason = (
+        f"its cassette {test.name}.jsonl would be a device on Windows, which reserves the "
+        f"name `{test.name}`: rename the test"
+    )
+    return _done(test, "error", reason)
+
+
 def clashing(test: ir.Test, other: str, plan: Plan) -> Prepared:
     """A test that is not run: its cassette would be `other`'s file."""
     from sigspec.compiler.paths import display_path
