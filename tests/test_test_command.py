@@ -599,6 +599,22 @@ def test_a_test_named_as_a_windows_device_is_not_run(tmp_path: Path) -> None:
     assert not list(folder.rglob("*.jsonl"))
 
 
+def test_a_cassette_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url)
+        (folder / "cassettes/reviews/positive.jsonl").mkdir(parents=True)  # in the way
+        done = sigspec_test(folder, "--record", "-k", "*tive")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert outcomes(done.stdout) == {
+        "reviews.sig::positive": "error",
+        "reviews.sig::negative": "pass",
+    }
+    said = "its cassette cassettes/reviews/positive.jsonl could not be written ("
+    assert said in done.stdout
+    assert (folder / "cassettes/reviews/negative.jsonl").is_file()
+
+
 def test_no_cassette_holds_the_key_or_an_authorization_header(tmp_path: Path) -> None:
     with serving(Server()) as server:
         folder = project(tmp_path, server.url)

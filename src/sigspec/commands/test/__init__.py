@@ -217,7 +217,16 @@ def _finished(prepared: Prepared, runs: list[RunResult], plan: Plan) -> TestResu
         return result
     if any(r.outcome == "error" for r in runs):
         return replace(result, notes=("cassette not written: a run could not reach the model",))
-    return replace(result, notes=(_record(prepared, plan),))
+    try:
+        return replace(result, notes=(_record(prepared, plan),))
+    except OSError as exc:  # a folder where the file goes, a read-only folder, a full disk
+        from sigspec.commands.test.run import cassette_path
+        from sigspec.compiler.paths import display_path
+
+        shown = display_path(cassette_path(prepared.test, plan))
+        why = exc.strerror or type(exc).__name__
+        reason = f"its cassette {shown} could not be written ({why}): the runs were not kept"
+        return replace(result, outcome="error", reason=reason)
 
 
 def _record(prepared: Prepared, plan: Plan) -> str:
