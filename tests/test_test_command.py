@@ -615,6 +615,23 @@ def test_a_cassette_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path:
     assert (folder / "cassettes/reviews/negative.jsonl").is_file()
 
 
+def test_from_a_subfolder_the_whole_project_runs(tmp_path: Path) -> None:
+    folder = project(tmp_path, "http://127.0.0.1:9/v1")  # replayed: no model is asked
+    (folder / "more").mkdir()
+    (folder / "more/more.sig").write_text(MORE.replace('"reviews.sig"', '"../reviews.sig"'))
+    other = 'import "reviews.sig"\n\ntest elsewhere = classify(text = "x") -> valid\n'
+    (folder / "other.sig").write_text(other)  # imported by no file below more/
+    whole = sigspec_test(folder / "more")
+    assert len(outcomes(whole.stdout)) == 9  # every file's, not only those more/ reaches
+    assert "other.sig::elsewhere" in outcomes(whole.stdout)
+    below = sigspec_test(folder / "more", ".")
+    assert list(outcomes(below.stdout)) == [
+        "more/more.sig::flaky_ok",
+        "more/more.sig::flaky_strict",
+        "more/more.sig::retried",
+    ]
+
+
 def test_no_cassette_holds_the_key_or_an_authorization_header(tmp_path: Path) -> None:
     with serving(Server()) as server:
         folder = project(tmp_path, server.url)

@@ -79,7 +79,7 @@ def _load(options: Options, report: Report) -> tuple[Config, Path, LoadResult] |
 
     try:
         config = load_config(Path.cwd())
-        roots = options.paths or config.sources or (Path("."),)
+        roots = options.paths or config.sources or (config.root,)  # as `compile` reads it
         root = project_root(config, roots)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
