@@ -17,13 +17,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import run_cli
+from recording_server import listening
 
 KEY = "sk-test-0123456789abcdefSECRET"
 KEY_ENV = "SIGSPEC_TEST_API_KEY"
@@ -96,17 +97,9 @@ def serving(server: Server) -> Iterator[Server]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    http.daemon_threads = True
-    server.url = f"http://127.0.0.1:{http.server_address[1]}/v1"
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with listening(Handler) as url:
+        server.url = f"{url}/v1"
         yield server
-    finally:
-        http.shutdown()
-        http.server_close()
-        thread.join(timeout=5)
 
 
 SIG = """\
