@@ -20,28 +20,40 @@ from typing import Any
 import click
 
 DOCS = Path(__file__).resolve().parent.parent
-WIDTH = 88  # the help text is laid out for a terminal this wide
+WIDTH = 80  # the help text as a terminal of 80 columns (or wider) shows it
 
 
 def _help(command: click.Command, name: str, parent: click.Context | None) -> str:
+    """`command`'s help as `--help` prints it: its context settings (`-h`) and its parent's."""
     ctx = click.Context(
-        command, info_name=name, parent=parent, terminal_width=WIDTH, max_content_width=WIDTH
+        command,
+        info_name=name,
+        parent=parent,
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        **command.context_settings,
     )
     return command.get_help(ctx)
 
 
 def cli_reference() -> str:
-    """Every command's `--help`, as `sigspec COMMAND --help` prints it at 88 columns."""
+    """Every command's `--help`, as `sigspec COMMAND --help` prints it on a terminal."""
     from sigspec.cli import main
 
-    root = click.Context(main, info_name="sigspec", terminal_width=WIDTH, max_content_width=WIDTH)
+    root = click.Context(
+        main,
+        info_name="sigspec",
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        **main.context_settings,
+    )
     commands = {name: main.commands[name] for name in sorted(main.commands)}
     out = ["| command | what it does |", "|---|---|"]
     for name, command in commands.items():
         anchor = f"sigspec-{name}"
         summary = command.get_short_help_str(limit=300).replace("|", "\\|")
         out.append(f"| [`sigspec {name}`](#{anchor}) | {summary} |")
-    out += ["", "## `sigspec`", "", "```text", _help(main, "sigspec", None), "```"]
+    out += ["", "## `sigspec`", "", "```text", main.get_help(root), "```"]
     for name, command in commands.items():
         out += ["", f"## `sigspec {name}`", "", "```text", _help(command, name, root), "```"]
     return "\n".join(out) + "\n"

@@ -83,3 +83,19 @@ def test_shell_completion_works_as_the_cli_page_says() -> None:
     }
     done = subprocess.run(sigspec, env=env, capture_output=True, text=True, check=False)
     assert "plain,compile" in done.stdout.split()
+
+
+def test_each_section_is_what_help_prints() -> None:
+    """The reference holds each command's `--help` exactly as a terminal shows it."""
+    from click.testing import CliRunner
+
+    from sigspec.cli import main
+
+    text = GENERATED.cli_reference()
+    runner = CliRunner()
+    for args in [[], *([name] for name in main.commands)]:
+        shown = runner.invoke(
+            main, [*args, "--help"], prog_name="sigspec", terminal_width=GENERATED.WIDTH
+        )
+        assert shown.exit_code == 0, shown.output
+        assert f"```text\n{shown.output}```" in text, args
