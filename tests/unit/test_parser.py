@@ -13,4 +13,3 @@ def test_the_name_pattern_is_the_grammars() -> None:
     grammar = (Path(__file__).resolve().parents[2] / "grammar" / "sigspec.lark").read_text()
     terminal = re.search(r"(?m)^NAME: /(.*)/$", grammar)
     assert terminal is not None and terminal.group(1) == ast.NAME.pattern
-

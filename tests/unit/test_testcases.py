@@ -11,7 +11,7 @@ from sigspec.compiler.project import load
 def test_a_checks_path_names_fields_as_declared() -> None:
     """`my_name` finds the field `my-name` (`-` and `_` fold), and the IR holds the declared
     name, which is the key the output has."""
-    text = 'signature f() -> {my-name {the_x :int}}\ntest t = f() -> {my_name.the-x == 1}\n'
+    text = "signature f() -> {my-name {the_x :int}}\ntest t = f() -> {my_name.the-x == 1}\n"
     loaded = load([Path("/nowhere/a.sig")], overlay={Path("/nowhere/a.sig"): text})
     assert not loaded.diagnostics
     (test,) = loaded.project.tests

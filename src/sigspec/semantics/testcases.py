@@ -311,25 +311,36 @@ def _judged(check: ast.Check, places: list[_Place], value: Any, judge: _Judge) -
     if check.length:
         return _length(subject, kinds, value)
     if check.op in _ORDERED:
-        if not all(_numeric(k) for k in kinds):
-            return f"`{check.op}` compares numbers, and `{subject}` is no number"
-        if type(value) not in (int, float):
-            return f"`{subject} {check.op}` needs a number to compare with"
-        return None
+        return _ordered(check.op, subject, kinds, value)
     if check.op == "~":
-        if not all(_stringy(k) for k in kinds):
-            return f"`~` matches text, and `{subject}` is no string"
-        if not isinstance(value, str):
-            return "`~` takes a pattern as a string"
-        return _pattern(value)
-    if check.op == "in":
-        if not isinstance(value, list):
-            return f'`in` takes a list of values, as in `{subject} in ["a", "b"]`'
-        if not value:
-            return f"`{subject} in []` can never hold: the list is empty"
-        values = value
-    else:
-        values = [value]
+        return _matched(subject, kinds, value)
+    if check.op != "in":
+        return _never(subject, places, [value], judge)
+    if not isinstance(value, list):
+        return f'`in` takes a list of values, as in `{subject} in ["a", "b"]`'
+    if not value:
+        return f"`{subject} in []` can never hold: the list is empty"
+    return _never(subject, places, value, judge)
+
+
+def _ordered(op: str, subject: str, kinds: list[ir.TypeRef], value: Any) -> str | None:
+    if not all(_numeric(k) for k in kinds):
+        return f"`{op}` compares numbers, and `{subject}` is no number"
+    if type(value) not in (int, float):
+        return f"`{subject} {op}` needs a number to compare with"
+    return None
+
+
+def _matched(subject: str, kinds: list[ir.TypeRef], value: Any) -> str | None:
+    if not all(_stringy(k) for k in kinds):
+        return f"`~` matches text, and `{subject}` is no string"
+    if not isinstance(value, str):
+        return "`~` takes a pattern as a string"
+    return _pattern(value)
+
+
+def _never(subject: str, places: list[_Place], values: list[Any], judge: _Judge) -> str | None:
+    """Why one of `values` is no value `subject` can hold, else None."""
     for item in values:
         # A run compares numbers by value (`2 == 2.0`), so a whole float may stand for an int.
         candidates = [item, int(item)] if _whole(item) and isinstance(item, float) else [item]
