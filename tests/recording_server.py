@@ -195,16 +195,24 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def recording_server() -> Iterator[Recorder]:
-    recorder = Recorder("")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(recorder))
+def listening(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A threading HTTP server with `handler` on a free port of 127.0.0.1, its base URL
+    (`http://127.0.0.1:PORT`) while it runs; shut down and joined on exit."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield recorder
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextmanager
+def recording_server() -> Iterator[Recorder]:
+    recorder = Recorder("")
+    with listening(_handler(recorder)) as url:
+        recorder.url = url
+        yield recorder

@@ -40,6 +40,14 @@ def test_lint_usage_errors_exit_2(tmp_path: Path) -> None:
     assert run_cli("frobnicate").returncode == 2
 
 
+def test_the_pyproject_form_in_sigspec_toml_says_where_the_keys_go(tmp_path: Path) -> None:
+    (tmp_path / "sigspec.toml").write_text('[tool.sigspec]\nproviders = ["openai"]\n')
+    (tmp_path / "a.sig").write_text("type A = :int\n")
+    result = run_cli("lint", "a.sig", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "sigspec.toml takes its keys at the top level" in result.stderr
+
+
 def test_lint_json_format(tmp_path: Path) -> None:
     (tmp_path / "bad.sig").write_text(BAD)
     result = run_cli("lint", "--format", "json", "bad.sig", cwd=tmp_path)

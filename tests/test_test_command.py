@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -14,13 +17,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import run_cli
+from recording_server import listening
 
 KEY = "sk-test-0123456789abcdefSECRET"
 KEY_ENV = "SIGSPEC_TEST_API_KEY"
@@ -93,17 +97,9 @@ def serving(server: Server) -> Iterator[Server]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    http.daemon_threads = True
-    server.url = f"http://127.0.0.1:{http.server_address[1]}/v1"
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with listening(Handler) as url:
+        server.url = f"{url}/v1"
         yield server
-    finally:
-        http.shutdown()
-        http.server_close()
-        thread.join(timeout=5)
 
 
 SIG = """\
@@ -304,7 +300,7 @@ def test_pass_rates_over_repeated_runs(tmp_path: Path) -> None:
     assert rows(fewer.stdout)[0][:3] == ["more.sig::flaky_ok", "pass", "2/3 67% [21%-94%]"]
     more = sigspec_test(folder, "more.sig", "-k", "flaky_ok", "--repeat", "6")
     assert more.returncode == 1
-    assert "5 run(s) recorded, 6 asked: run `sigspec test --record --repeat 6`" in more.stdout
+    assert "5 runs were recorded, 6 asked: run `sigspec test --record --repeat 6`" in more.stdout
 
 
 def _tail(server: Server, text: str) -> str:
@@ -344,7 +340,21 @@ def test_a_client_asking_more_turns_than_recorded_is_stale(tmp_path: Path) -> No
     cassette.write_text(header + "\n" + json.dumps(bad) + "\n")
     replayed = sigspec_test(folder, "-k", "positive")
     assert outcomes(replayed.stdout) == {"reviews.sig::positive": "stale"}
-    assert "the client asked for turn 2, but 1 were recorded" in replayed.stdout
+    assert "the client asked for turn 2, but 1 turn was recorded" in replayed.stdout
+
+
+def test_a_lowered_max_turns_is_stale(tmp_path: Path) -> None:
+    # Recorded: a retry in turn 2. With `@max_turns(1)` the client gives up after turn 1,
+    # which the recording does not describe: stale, as a raised one asking turn 3 would be.
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url)
+        (folder / "more.sig").write_text(MORE, encoding="utf-8")
+        assert sigspec_test(folder, "-k", "retried", "--record").returncode == 0
+    lowered = SIG.replace('@prompt("Classify', '@max_turns(1)\n@prompt("Classify')
+    (folder / "reviews.sig").write_text(lowered, encoding="utf-8")
+    replayed = sigspec_test(folder, "-k", "retried")
+    assert outcomes(replayed.stdout) == {"more.sig::retried": "stale"}
+    assert "the client finished after 1 turn, but 2 turns were recorded" in replayed.stdout
 
 
 def test_junit_output(tmp_path: Path) -> None:
@@ -524,6 +534,97 @@ def test_concurrent_runs_overlap_and_keep_declaration_order(tmp_path: Path) -> N
     assert not list(folder.rglob("*.jsonl"))  # --live records nothing
 
 
+def test_ctrl_c_starts_no_further_run_and_writes_no_cassette(tmp_path: Path) -> None:
+    with serving(Server(delay=0.3)) as server:
+        folder = project(tmp_path, server.url)
+        command = [sys.executable, "-m", "sigspec", "test", "--record", "-k", "positive"]
+        process = subprocess.Popen(
+            [*command, "--repeat", "40", "--jobs", "1"],
+            cwd=folder,
+            env={**os.environ, KEY_ENV: KEY},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while len(server.bodies) < 2 and time.monotonic() < deadline:  # running, not loading
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        asked = len(server.bodies)
+    assert process.returncode == 1
+    assert asked < 10  # the queued runs (12 s of them) were not started
+    assert "error: interrupted: no further run was started; no cassette was written" in err
+    assert "Traceback" not in err
+    assert not list(folder.rglob("*.jsonl"))
+
+
+def test_tests_whose_cassettes_differ_only_in_case_are_not_run(tmp_path: Path) -> None:
+    # On macOS and Windows `Positive.jsonl` is `positive.jsonl`: one would hold the other's
+    # runs. The first keeps it; the second is an error, also when `-k` selects it alone.
+    twin = 'test Positive = classify(text = "I love it too") -> valid\n'
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url, sig=SIG + twin)
+        done = sigspec_test(folder, "--record", "-k", "Positive")
+        both = sigspec_test(folder, "--record", "-k", "*ositive")
+    assert done.returncode == 1
+    assert outcomes(done.stdout) == {"reviews.sig::Positive": "error"}
+    assert (
+        "its cassette cassettes/reviews/Positive.jsonl differs from reviews.sig::positive's "
+        "only in case, which macOS and Windows do not tell apart: rename one of the two tests"
+    ) in done.stdout
+    assert outcomes(both.stdout) == {
+        "reviews.sig::positive": "pass",
+        "reviews.sig::Positive": "error",
+    }
+    assert [p.name for p in folder.rglob("*.jsonl")] == ["positive.jsonl"]
+
+
+def test_a_test_named_as_a_windows_device_is_not_run(tmp_path: Path) -> None:
+    with serving(Server()) as server:
+        folder = project(
+            tmp_path, server.url, sig=SIG + 'test Con = classify(text = "x") -> valid\n'
+        )
+        done = sigspec_test(folder, "--record", "-k", "Con")
+    assert outcomes(done.stdout) == {"reviews.sig::Con": "error"}
+    said = "its cassette Con.jsonl would be a device on Windows, which reserves the name `Con`"
+    assert said in done.stdout
+    assert not list(folder.rglob("*.jsonl"))
+
+
+def test_a_cassette_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url)
+        (folder / "cassettes/reviews/positive.jsonl").mkdir(parents=True)  # in the way
+        done = sigspec_test(folder, "--record", "-k", "*tive")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert outcomes(done.stdout) == {
+        "reviews.sig::positive": "error",
+        "reviews.sig::negative": "pass",
+    }
+    said = "its cassette cassettes/reviews/positive.jsonl could not be written ("
+    assert said in done.stdout
+    assert (folder / "cassettes/reviews/negative.jsonl").is_file()
+
+
+def test_from_a_subfolder_the_whole_project_runs(tmp_path: Path) -> None:
+    folder = project(tmp_path, "http://127.0.0.1:9/v1")  # replayed: no model is asked
+    (folder / "more").mkdir()
+    (folder / "more/more.sig").write_text(MORE.replace('"reviews.sig"', '"../reviews.sig"'))
+    other = 'import "reviews.sig"\n\ntest elsewhere = classify(text = "x") -> valid\n'
+    (folder / "other.sig").write_text(other)  # imported by no file below more/
+    whole = sigspec_test(folder / "more")
+    assert len(outcomes(whole.stdout)) == 9  # every file's, not only those more/ reaches
+    assert "other.sig::elsewhere" in outcomes(whole.stdout)
+    below = sigspec_test(folder / "more", ".")
+    assert list(outcomes(below.stdout)) == [
+        "more/more.sig::flaky_ok",
+        "more/more.sig::flaky_strict",
+        "more/more.sig::retried",
+    ]
+
+
 def test_no_cassette_holds_the_key_or_an_authorization_header(tmp_path: Path) -> None:
     with serving(Server()) as server:
         folder = project(tmp_path, server.url)
@@ -550,6 +651,19 @@ def test_a_key_echoed_by_the_server_is_redacted(tmp_path: Path) -> None:
     assert KEY not in done.stdout + done.stderr
     assert "my key is [redacted]" in done.stdout
     assert KEY.encode() not in (folder / "cassettes/reviews/summary.jsonl").read_bytes()
+
+
+def test_a_placeholder_key_is_not_redacted_out_of_the_cassettes(tmp_path: Path) -> None:
+    # Local servers take any key: `k` is no secret, and replacing it would break `tokens`.
+    with serving(Server()) as server:
+        folder = project(tmp_path, server.url)
+        recorded = sigspec_test(folder, "-k", "positive", "--record", key="k")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    text = (folder / "cassettes/reviews/positive.jsonl").read_text(encoding="utf-8")
+    assert "[redacted]" not in text + recorded.stdout
+    assert '"tokens": {"input": 11, "output": 4}' in text
+    replayed = sigspec_test(folder, "-k", "positive")
+    assert rows(replayed.stdout) == rows(recorded.stdout)
 
 
 def test_text_signatures_are_judged_on_their_text(tmp_path: Path) -> None:

@@ -77,12 +77,12 @@ def tsc_and_run(folder: Path, program: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def compile_and_run(folder: Path, sig: str, program: str) -> dict[str, Any]:
-    """`sig` compiled to TypeScript in `folder`, then `program` run against it: the JSON
-    it printed."""
-    (folder / "s.sig").write_text(sig, "utf-8")
+def compile_and_run(folder: Path, sig: str, program: str, name: str = "s") -> dict[str, Any]:
+    """`sig` compiled to TypeScript in `folder` (as `NAME.sig`, so `./NAME.js`), then
+    `program` run against it: the JSON it printed."""
+    (folder / f"{name}.sig").write_text(sig, "utf-8")
     result = run_cli(
-        "compile", "s.sig", "-o", str(folder / "out"), "--target", "typescript", cwd=folder
+        "compile", f"{name}.sig", "-o", str(folder / "out"), "--target", "typescript", cwd=folder
     )
     assert result.returncode == 0, result.stderr
     run = tsc_and_run(folder / "out", program)

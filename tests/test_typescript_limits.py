@@ -4,13 +4,11 @@ each a clear error naming its limit, and limits given per call."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from conftest import run_cli
-from test_typescript import tsc_and_run
+from test_typescript import compile_and_run
 
 SPEC = """
 type Tree = {value :int, children [Tree] = []}
@@ -103,16 +101,7 @@ DEPTH = "nested more than 128 levels deep (the nesting-depth limit)"
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("ts_limits")
-    (root / "limits.sig").write_text(SPEC, "utf-8")
-    result = run_cli(
-        "compile", "limits.sig", "-o", str(root / "out"), "--target", "typescript", cwd=root
-    )
-    assert result.returncode == 0, result.stderr
-    run = tsc_and_run(root / "out", PROGRAM)
-    assert run.returncode == 0, run.stderr
-    out: dict[str, Any] = json.loads(run.stdout)
-    return out
+    return compile_and_run(tmp_path_factory.mktemp("ts_limits"), SPEC, PROGRAM, name="limits")
 
 
 def test_the_defaults_are_pythons(results: dict[str, Any]) -> None:

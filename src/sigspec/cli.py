@@ -508,8 +508,8 @@ def test_command(
 ) -> None:
     """Run the test declarations of the .sig files in PATHS (default: the project) through
     the generated Python client: replayed from cassettes (the default, for CI), or against
-    the model of the configuration's test table ([test] in sigspec.toml, [tool.sigspec.test]
-    in pyproject.toml) (--live, --record).
+    the model configured in [tool.sigspec.test] of pyproject.toml or [test] of sigspec.toml
+    (--live, --record).
 
     A replayed test whose request no longer hashes as recorded (its prompt, schema, model
     or params changed) is stale, not replayed. Exit 0: every test passed; 1: a test failed,

@@ -1,31 +1,12 @@
-"""The README's table of what each provider enforces is the one the registry prints."""
+"""The table of what each provider enforces (docs/providers.md) is printed from the dialects;
+tests/unit/test_docs_generated.py holds the committed page to it."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from conftest import ROOT
 from sigspec.lower.providers import NAMES, provider
 from sigspec.lower.providers.table import ROWS, SIGSPEC, enforcement_table
-
-README = ROOT / "README.md"
-BLOCK = re.compile(r"(<!-- provider-table:[^\n]*-->\n)(.*?)(<!-- /provider-table -->)", re.S)
-
-
-def test_readme_holds_the_generated_table(update_goldens: bool) -> None:
-    text = README.read_text(encoding="utf-8")
-    found = BLOCK.search(text)
-    assert found is not None, "README.md lost its provider-table markers"
-    if update_goldens:
-        text = text[: found.start(2)] + enforcement_table() + text[found.end(2) :]
-        README.write_text(text, encoding="utf-8")
-        return
-    assert found.group(2) == enforcement_table(), (
-        "README.md's provider table is stale: run pytest tests/unit/test_provider_table.py "
-        "--update-goldens"
-    )
 
 
 def test_one_row_per_constraint_one_column_per_provider() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,9 @@ def test_location() -> None:
         "/c/reviews/sentiment/t.jsonl"
     )
     assert tape.location(folder, "../shared/x.sig", "t") == Path("/c/_up/shared/x/t.jsonl")
+    # A file shown absolute (no relative path to it: another drive) stays below the folder.
+    assert tape.location(folder, "/abs/x.sig", "t") == Path("/c/_abs/abs/x/t.jsonl")
+    assert tape.location(folder, "C:/x/y.sig", "t") == Path("/c/C/x/y/t.jsonl")
 
 
 @pytest.mark.parametrize(
@@ -93,6 +97,31 @@ def test_location() -> None:
             + "\n",
             "line 2: expected the keys",
         ),
+        # Hand-edited values of the wrong kind: said, never a traceback later.
+        (tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}", latency=-1),))), "`latency_ms` must"),
+        (
+            tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}"),))).replace(
+                '"latency_ms": 12', '"latency_ms": "12"'
+            ),
+            "line 2: `latency_ms` must be an integer from 0",
+        ),
+        (tape.dumps(tape.Cassette(HEADER, (turn(0, 1, "{}"),))), "integers from 1"),
+        (
+            tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}"), turn(1, 1, "{}")))),
+            "run 1 has the turns 1, 1, not 1 to 2",
+        ),
+        (
+            tape.dumps(tape.Cassette(HEADER, (turn(2, 2, "{}"),))),
+            "run 2 has the turns 2, not 1 to 1",
+        ),
+        (tape.dumps(tape.Cassette(HEADER, (turn(True, 1, "{}"),))), "integers from 1"),
+        (
+            tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}"),))).replace(
+                '"sha256": "', '"sha256": 1, "x": "'
+            ),
+            "`sha256` must be a string",
+        ),
+        (tape.dumps(tape.Cassette(tape.Header("t", "f.sig", "s", "openai", 5), ())), "strings"),  # type: ignore[arg-type]
     ],
 )
 def test_an_unreadable_cassette_says_where(text: str, said: str) -> None:
@@ -105,5 +134,26 @@ def test_write_and_read(tmp_path: Path) -> None:
     cassette = tape.Cassette(HEADER, (turn(1, 1, "{}"),))
     path = tmp_path / "a" / "b" / "t.jsonl"
     tape.write_text(path, tape.dumps(cassette))
-    assert tape.read(path, "t") == cassette
-    assert tape.read(tmp_path / "none.jsonl", "t") is None
+    assert tape.read(path, "t", [tmp_path]) == cassette
+    assert tape.read(tmp_path / "none.jsonl", "t", [tmp_path]) is None
+
+
+def test_only_a_regular_file_below_the_allowed_folders_is_read(tmp_path: Path) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    text = tape.dumps(tape.Cassette(HEADER, (turn(1, 1, "{}"),)))
+    (outside / "secret.jsonl").write_text(text, encoding="utf-8")
+    (project / "inside.jsonl").write_text(text, encoding="utf-8")
+    (project / "out.jsonl").symlink_to(outside / "secret.jsonl")
+    (project / "in.jsonl").symlink_to(project / "inside.jsonl")
+    with pytest.raises(tape.CassetteError, match="outside the project"):
+        tape.read(project / "out.jsonl", "out.jsonl", [project])
+    assert tape.read(project / "in.jsonl", "in.jsonl", [project]) is not None
+    # A fifo would block the read for ever; a folder is no cassette either.
+    os.mkfifo(project / "fifo.jsonl")
+    with pytest.raises(tape.CassetteError, match=r"fifo\.jsonl: a fifo, not a cassette file"):
+        tape.read(project / "fifo.jsonl", "fifo.jsonl", [project])
+    (project / "dir.jsonl").mkdir()
+    with pytest.raises(tape.CassetteError, match="a folder"):
+        tape.read(project / "dir.jsonl", "dir.jsonl", [project])

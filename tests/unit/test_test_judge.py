@@ -22,7 +22,9 @@ from sigspec.semantics import ir
         (None, False, False),
         ("1", 1, False),
         ({"a": [1, 2.0]}, {"a": [1.0, 2]}, True),
-        ({"a": 1}, {"a": 1, "b": None}, False),
+        ({"a": 1}, {"a": 1, "b": None}, True),  # `b` left out is `b: null`: None either way
+        ({"a": 1}, {"a": 1, "b": False}, False),
+        ({"a": {}}, {"a": {"b": None}}, True),
         ([1, [True]], [1, [1]], False),
         ([], {}, False),
     ],
@@ -44,6 +46,8 @@ OUTPUT = {
     "note": None,
     "flag": True,
     "text": "naïve café",
+    "my-name": "dashed",
+    "snake_case": 1,
 }
 
 
@@ -63,6 +67,15 @@ OUTPUT = {
         check(("text",), "==", 10, length=True),  # code points, not bytes
         check((), ">", 3, length=True),  # the map's keys
         check(("text",), "~", "^na.ve caf.$"),  # code points, as @pattern reads it
+        # An optional field the output leaves out is `None` to the client: `null` here.
+        check(("absent",), "==", None),
+        check(("absent",), "in", ["x", None]),
+        check(("absent",), "!=", "x"),
+        check(("items", 0, "absent"), "==", None),
+        # `-` and `_` are one character in field names, as the checker matched them.
+        check(("my_name",), "==", "dashed"),
+        check(("my-name",), "==", "dashed"),
+        check(("snake-case",), "==", 1),
     ],
 )
 def test_checks_that_hold(passing: ir.Check) -> None:
@@ -79,8 +92,12 @@ def test_checks_that_hold(passing: ir.Check) -> None:
         (check(("flag",), "in", [1, 2]), "flag in [1, 2]: flag is true"),
         (check(("flag",), "==", 1), "flag == 1: flag is true"),
         (check(("sentiment",), ">", 1), 'sentiment > 1: sentiment is "positive"'),
-        (check(("items", 5, "name"), "==", "x"), "items has 2 item(s), no [5]"),
+        (check(("items", 5, "name"), "==", "x"), "items has 2 items, no [5]"),
+        (check(("items", 0, "name", 0), "==", "x"), "items[0].name is not a list"),
         (check(("missing",), "==", 1), "missing == 1: missing is missing"),
+        (check(("missing",), "!=", None), "missing != null: missing is missing"),
+        (check(("missing",), "==", 0, length=True), "len(missing) == 0: missing is missing"),
+        (check(("missing", "deeper"), "==", None), "missing.deeper == null: missing is missing"),
         (check(("score", "x"), "==", 1), "score is not a map"),
         (check(("total",), "==", 1, length=True), "total is 2, which has no length"),
         (
@@ -118,6 +135,10 @@ def test_exact_values() -> None:
     assert reason(ir.Exact({"a": 1, "b": [True]}), {"b": [True], "a": 1.0}) is None
     found = reason(ir.Exact({"a": 1}), {"a": True})
     assert found == 'expected exactly {"a": 1}, got {"a": true}'
+    # The model omitted the optional `note`, the test wrote `"note": null` (or the reverse).
+    assert reason(ir.Exact({"a": 1, "note": None}), {"a": 1}) is None
+    assert reason(ir.Exact({"a": 1}), {"a": 1, "note": None}) is None
+    assert reason(ir.Exact({"a": 1}), {"a": 1, "note": "x"}) is not None
 
 
 def test_long_values_are_shortened() -> None:
@@ -130,3 +151,14 @@ def test_paths_print_as_written() -> None:
     assert subject_text((0,)) == "$[0]"
     assert subject_text(("items", 0, "name")) == "items[0].name"
     assert follow([{"a": 1}], (0, "a")) == 1
+
+
+def test_counts_are_grammatical() -> None:
+    found = reason((check(("a", 1), "==", 1),), {"a": [0]})
+    assert found == "a[1] == 1: a has 1 item, no [1]"
+
+
+def test_patterns_read_as_ecma_262() -> None:
+    # `\d` is ASCII digits in ECMA-262, not Python's Unicode digits (ARABIC-INDIC THREE).
+    assert reason((check(("d",), "~", "^\\d$"),), {"d": "\u0663"}) is not None
+    assert reason((check(("d",), "~", "^\\d$"),), {"d": "3"}) is None

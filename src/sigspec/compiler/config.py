@@ -189,6 +189,12 @@ def load_config(start: Path) -> Config:
         "test",
     }
     unknown = set(data) - known
+    if unknown == {"tool"} and path.name == "sigspec.toml":
+        # The pyproject.toml form copied into sigspec.toml, which takes the keys at the top.
+        raise ConfigError(
+            f"{where}: sigspec.toml takes its keys at the top level: write `[test]` or"
+            " `providers = [...]` there, not `[tool.sigspec...]` (that is pyproject.toml's form)"
+        )
     if unknown:
         raise ConfigError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
     root = path.parent

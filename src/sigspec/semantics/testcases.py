@@ -228,23 +228,26 @@ def _expectation(
 
 
 def _check(check: ast.Check, output: ir.TypeRef, judge: _Judge, sink: _Sink) -> ir.Check | None:
-    places = _follow(check.subject, output, judge.project.types, sink)
-    if places is None:
+    followed = _follow(check.subject, output, judge.project.types, sink)
+    if followed is None:
         return None
+    places, path = followed
     value = to_json(check.value)
     reason = _judged(check, places, value, judge)
     if reason is not None:
         sink.expectation(check.span, reason)
         return None
     origin = ir.Origin(sink.source, check.span)
-    return ir.Check(check.subject.path, check.op, value, check.length, origin)
+    return ir.Check(path, check.op, value, check.length, origin)
 
 
 def _follow(
     subject: ast.Subject, output: ir.TypeRef, types: Any, sink: _Sink
-) -> list[_Place] | None:
-    """The places `subject` may name in the output, or None (reported) when none."""
+) -> tuple[list[_Place], tuple[ast.PathStep, ...]] | None:
+    """The places `subject` may name in the output, and its path with each field named as
+    declared (`my_name` matches `my-name`); None (reported) when it names nothing."""
     places = [_Place(output)]
+    path: list[ast.PathStep] = []
     for index, step in enumerate(subject.path):
         before = subject_text(subject.path[:index])
         nxt: list[_Place] = []
@@ -265,7 +268,8 @@ def _follow(
                 )
             return None
         places = nxt
-    return places
+        path.append(next((p.field.name for p in nxt if p.field is not None), step))
+    return places, tuple(path)
 
 
 def _members(t: ir.TypeRef, types: Any) -> list[ir.TypeRef]:
@@ -307,34 +311,54 @@ def _judged(check: ast.Check, places: list[_Place], value: Any, judge: _Judge) -
     if check.length:
         return _length(subject, kinds, value)
     if check.op in _ORDERED:
-        if not all(_numeric(k) for k in kinds):
-            return f"`{check.op}` compares numbers, and `{subject}` is no number"
-        if type(value) not in (int, float):
-            return f"`{subject} {check.op}` needs a number to compare with"
-        return None
+        return _ordered(check.op, subject, kinds, value)
     if check.op == "~":
-        if not all(_stringy(k) for k in kinds):
-            return f"`~` matches text, and `{subject}` is no string"
-        if not isinstance(value, str):
-            return "`~` takes a pattern as a string"
-        return _pattern(value)
-    if check.op == "in":
-        if not isinstance(value, list):
-            return f'`in` takes a list of values, as in `{subject} in ["a", "b"]`'
-        values = value
-    else:
-        values = [value]
+        return _matched(subject, kinds, value)
+    if check.op != "in":
+        return _never(subject, places, [value], judge)
+    if not isinstance(value, list):
+        return f'`in` takes a list of values, as in `{subject} in ["a", "b"]`'
+    if not value:
+        return f"`{subject} in []` can never hold: the list is empty"
+    return _never(subject, places, value, judge)
+
+
+def _ordered(op: str, subject: str, kinds: list[ir.TypeRef], value: Any) -> str | None:
+    if not all(_numeric(k) for k in kinds):
+        return f"`{op}` compares numbers, and `{subject}` is no number"
+    if type(value) not in (int, float):
+        return f"`{subject} {op}` needs a number to compare with"
+    return None
+
+
+def _matched(subject: str, kinds: list[ir.TypeRef], value: Any) -> str | None:
+    if not all(_stringy(k) for k in kinds):
+        return f"`~` matches text, and `{subject}` is no string"
+    if not isinstance(value, str):
+        return "`~` takes a pattern as a string"
+    return _pattern(value)
+
+
+def _never(subject: str, places: list[_Place], values: list[Any], judge: _Judge) -> str | None:
+    """Why one of `values` is no value `subject` can hold, else None."""
     for item in values:
-        problems = [judge.problems(p, item) for p in places]
+        # A run compares numbers by value (`2 == 2.0`), so a whole float may stand for an int.
+        candidates = [item, int(item)] if _whole(item) and isinstance(item, float) else [item]
+        problems = [judge.problems(p, c) for p in places for c in candidates]
         if all(problems):
             return f"`{subject}` can never be {_shown(item)}: {problems[0][0]}"
     return None
 
 
+def _whole(value: Any) -> bool:
+    """A whole number: `2`, or `2.0` (equal when a run compares them)."""
+    return (type(value) is int) or (type(value) is float and value.is_integer())
+
+
 def _length(subject: str, kinds: list[ir.TypeRef], value: Any) -> str | None:
     if not all(_sized(k) for k in kinds):
         return f"`len` measures a string, a list or a map, and `{subject}` is none of them"
-    if type(value) is not int or value < 0:
+    if not _whole(value) or value < 0:
         return f"`len({subject})` is compared with a whole number of 0 or more"
     return None
 

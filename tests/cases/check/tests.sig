@@ -9,7 +9,8 @@ signature rate(text :string @min_length(1), lang :string = "en", hint :string?) 
   extra {...},
   meta :map,
   raw :any,
-  note :string?
+  note :string?,
+  count :int
 }
 
 @output(text)
@@ -31,7 +32,8 @@ test exact = rate(text = "fine", lang = "de", hint = null) -> {
   "extra": {"k": 1},
   "meta": {},
   "raw": [1],
-  "note": null
+  "note": null,
+  "count": 1
 }
 test checks = rate(text = "fine") -> {
   label == "good",
@@ -54,6 +56,7 @@ test checks = rate(text = "fine") -> {
 test scalar = shout(text = "hi") -> "HI"
 test scalar_checks = shout(text = "hi") -> {$ ~ "^[A-Z]+$", len($) >= 2, $ in ["HI", "HEY"]}
 test len = rate(text = "x") -> valid
+test whole = rate(text = "x") -> {len(items) == 2.0, count == 2.0, count in [1.0, 3]}
 
 # Arguments.
 test unknown_arg = rate(txt = "fine") -> valid # expect: test-argument, test-argument # help: did you mean `text`?
@@ -72,6 +75,8 @@ test not_a_list = rate(text = "a") -> {score[0] == 1} # expect: test-expectation
 test never = rate(text = "a") -> {label == "great"} # expect: test-expectation
 test out_of_range = rate(text = "a") -> {score == 2} # expect: test-expectation
 test in_not_list = rate(text = "a") -> {label in "good"} # expect: test-expectation
+test in_empty = rate(text = "a") -> {label in []} # expect: test-expectation
+test not_whole = rate(text = "a") -> {count == 2.5} # expect: test-expectation
 test in_never = rate(text = "a") -> {label in ["good", "great"]} # expect: test-expectation
 test order_string = rate(text = "a") -> {label < 3} # expect: test-expectation
 test order_value = rate(text = "a") -> {score < "high"} # expect: test-expectation

@@ -79,7 +79,7 @@ def _load(options: Options, report: Report) -> tuple[Config, Path, LoadResult] |
 
     try:
         config = load_config(Path.cwd())
-        roots = options.paths or config.sources or (Path("."),)
+        roots = options.paths or config.sources or (config.root,)  # as `compile` reads it
         root = project_root(config, roots)
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -131,6 +131,10 @@ def run(options: Options, report: Report) -> int:
     except (SetupError, BuildError) as exc:
         click.echo(f"error: {_redacted(str(exc), key)}", err=True)
         return 2
+    except KeyboardInterrupt:
+        written = "; no cassette was written" if plan.mode == "record" else ""
+        click.echo(f"error: interrupted: no further run was started{written}", err=True)
+        return 1
     from sigspec.commands.test import report as render
 
     click.echo(_redacted(render.render(results, options.fmt, plan.mode), key), nl=False)
@@ -148,12 +152,20 @@ def _plan(options: Options, config: Config, root: Path, endpoint: Endpoint) -> P
         settings.cassettes or root / "cassettes",
         options.repeat,
         options.jobs or settings.concurrency,
+        root,
     )
+
+
+# A key shorter than this is a placeholder (`EMPTY`, `x`) that local servers ignore, not a
+# secret: replacing it everywhere would corrupt the output and the cassettes (`k` in `tokens`).
+SHORTEST_SECRET = 8
 
 
 def _redacted(text: str, secret: str | None) -> str:
     """`text` without the API key, should a server or an SDK have echoed it."""
-    return text.replace(secret, "[redacted]") if secret else text
+    if secret is None or len(secret) < SHORTEST_SECRET:
+        return text
+    return text.replace(secret, "[redacted]")
 
 
 def _run(
@@ -161,13 +173,28 @@ def _run(
 ) -> list[TestResult]:
     from sigspec.commands.test.build import kwargs
     from sigspec.commands.test.live import body_builder, callback
-    from sigspec.commands.test.run import Call, execute, prepare
+    from sigspec.commands.test.run import (
+        Call,
+        clashes,
+        clashing,
+        execute,
+        prepare,
+        reserved_name,
+        test_id,
+    )
 
     body = body_builder(plan.endpoint, client)
     live = callback(plan.endpoint, client) if plan.mode != "replay" else None
     failure = client.runtime["_client"].JsonEnforcementError
+    shared = clashes(project.tests, plan)  # all the project's: a -k filter must not hide one
     prepared: list[Prepared] = []
     for test in tests:
+        if test_id(test) in shared:
+            prepared.append(clashing(test, shared[test_id(test)], plan))
+            continue
+        if (refused := reserved_name(test)) is not None:
+            prepared.append(refused)
+            continue
         signature = project.signature(test.signature)
         assert signature is not None  # the checker keeps only tests of known signatures
         function = client.function(signature)
@@ -190,7 +217,16 @@ def _finished(prepared: Prepared, runs: list[RunResult], plan: Plan) -> TestResu
         return result
     if any(r.outcome == "error" for r in runs):
         return replace(result, notes=("cassette not written: a run could not reach the model",))
-    return replace(result, notes=(_record(prepared, plan),))
+    try:
+        return replace(result, notes=(_record(prepared, plan),))
+    except OSError as exc:  # a folder where the file goes, a read-only folder, a full disk
+        from sigspec.commands.test.run import cassette_path
+        from sigspec.compiler.paths import display_path
+
+        shown = display_path(cassette_path(prepared.test, plan))
+        why = exc.strerror or type(exc).__name__
+        reason = f"its cassette {shown} could not be written ({why}): the runs were not kept"
+        return replace(result, outcome="error", reason=reason)
 
 
 def _record(prepared: Prepared, plan: Plan) -> str:

@@ -74,9 +74,20 @@ def digest(body: Any) -> str:
 
 def location(folder: Path, file: str, test: str) -> Path:
     """`<folder>/<file without .sig>/<test>.jsonl`; a file above the project root (under an
-    import root, `../shared/x.sig`) stays below the folder (`_up/shared/x/`)."""
-    parts = ["_up" if part == ".." else part for part in PurePosixPath(file).with_suffix("").parts]
+    import root, `../shared/x.sig`) stays below the folder (`_up/shared/x/`), and so does
+    one shown absolute, on another drive (`C:/x/y.sig`: `C/x/y/`; `/x/y.sig`: `_abs/x/y/`)."""
+    parts = [_part(part) for part in PurePosixPath(file).with_suffix("").parts]
     return folder.joinpath(*parts, f"{test}.jsonl")
+
+
+def _part(part: str) -> str:
+    """A folder name of a cassette's path that cannot leave the cassettes folder: `..`, the
+    root `/` and a drive `C:` each made a plain name."""
+    if part == "..":
+        return "_up"
+    if part == "/":
+        return "_abs"
+    return part.replace(":", "") or "_"
 
 
 def dumps(cassette: Cassette) -> str:
@@ -104,15 +115,34 @@ def loads(text: str, where: str) -> Cassette:
         raise CassetteError(f"{where}: line {exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CassetteError(f"{where}: the first line does not name the format {FORMAT}")
-    return Cassette(_read(Header, header, where, 1), tuple(_turns(rows, where)))
+    read = _read(Header, header, where, 1)
+    if not all(type(getattr(read, name)) is str for name in Header.__slots__):
+        raise CassetteError(f"{where}: line 1: {', '.join(Header.__slots__)} must be strings")
+    cassette = Cassette(read, tuple(_turns(rows, where)))
+    for run, turns in sorted(cassette.runs().items()):
+        if [t.turn for t in turns] != list(range(1, len(turns) + 1)):
+            numbers = ", ".join(str(t.turn) for t in turns)
+            raise CassetteError(
+                f"{where}: run {run} has the turns {numbers}, not 1 to {len(turns)}"
+            )
+    return cassette
 
 
 def _turns(rows: Iterable[Any], where: str) -> Iterable[Turn]:
     for number, row in enumerate(rows, start=2):
         turn = _read(Turn, row, where, number)
-        if type(turn.run) is not int or type(turn.turn) is not int:
-            raise CassetteError(f"{where}: line {number}: `run` and `turn` must be integers")
+        if not all(_counts(n, 1) for n in (turn.run, turn.turn)):
+            raise CassetteError(f"{where}: line {number}: `run` and `turn` must be integers from 1")
+        if not _counts(turn.latency_ms, 0):
+            raise CassetteError(f"{where}: line {number}: `latency_ms` must be an integer from 0")
+        if type(turn.sha256) is not str:
+            raise CassetteError(f"{where}: line {number}: `sha256` must be a string")
         yield turn
+
+
+def _counts(value: Any, least: int) -> bool:
+    """An integer (never a boolean, which JSON keeps apart) of at least `least`."""
+    return type(value) is int and value >= least
 
 
 def _read(cls: Any, row: Any, where: str, number: int) -> Any:
@@ -136,8 +166,17 @@ def kept_latencies(new: Sequence[Turn], old: Cassette | None) -> tuple[Turn, ...
     return tuple(out)
 
 
-def read(path: Path, where: str) -> Cassette | None:
-    """The cassette at `path`, or None when there is none."""
+def read(path: Path, where: str, allowed: Sequence[Path]) -> Cassette | None:
+    """The cassette at `path`, or None when there is none. Only a regular file is read (a
+    fifo would block the run for ever), and a link only to a file below one of the `allowed`
+    folders (a cloned project must not make a replay read what lies outside it)."""
+    from sigspec.compiler.paths import admit, located
+
+    _, refused = admit(located(path), [folder.resolve() for folder in allowed])
+    if refused == "outside":
+        raise CassetteError(f"{where}: a link to a file outside the project, not read")
+    if refused is not None:
+        raise CassetteError(f"{where}: {refused}, not a cassette file")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

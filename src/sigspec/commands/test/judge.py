@@ -4,13 +4,13 @@ The output is the validated JSON value the client returned (a text signature's: 
 Equality is JSON's: numbers by value (1 equals 1.0), but `true` never equals `1`; a map is
 equal to a map with the same keys and equal values. `~` searches an ECMA-262 pattern (as
 `@pattern` reads it); `len` counts a string's code points, a list's items, a map's keys. A
-path the output lacks fails the check, and says so.
+path the output lacks fails the check, and says so; but a last field it leaves out (optional)
+is `None` to the client, so it is `null` to `==`, `!=` and `in`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,9 +22,12 @@ SHOWN = 80  # characters of an actual value shown in a reason
 
 @dataclass(frozen=True, slots=True)
 class Missing:
-    """A path step the output does not have: why, in words."""
+    """A path step the output does not have: why, in words. `absent`: only the last step,
+    a field the output's map leaves out (an optional one), which the client returns as
+    `None`, so that `==`, `!=` and `in` compare it as `null`."""
 
     reason: str
+    absent: bool = False
 
 
 def shortened(value: Any) -> str:
@@ -38,13 +41,16 @@ def is_number(value: Any) -> bool:
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """Deep JSON equality: numbers by value, booleans only equal booleans."""
+    """Deep JSON equality: numbers by value, booleans only equal booleans; in a map, a key
+    left out equals one set to `null` (an optional field the model omitted or answered
+    `null` is `None` to the client either way, and the runtime keeps each as it came)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if is_number(a) and is_number(b):
         return bool(a == b)
     if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+        keys = a.keys() | b.keys()
+        return all(json_equal(a.get(k), b.get(k)) for k in keys)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and bool(a == b)
@@ -66,15 +72,26 @@ def follow(value: Any, path: Sequence[str | int]) -> Any:
             if not isinstance(value, list):
                 return Missing(f"{where} is not a list")
             if step >= len(value):
-                return Missing(f"{where} has {len(value)} item(s), no [{step}]")
+                items = "1 item" if len(value) == 1 else f"{len(value)} items"
+                return Missing(f"{where} has {items}, no [{step}]")
             value = value[step]
         else:
             if not isinstance(value, Mapping):
                 return Missing(f"{where} is not a map")
-            if step not in value:
-                return Missing(f"{subject_text(path[: index + 1])} is missing")
-            value = value[step]
+            key = _key(value, step)
+            if key is None:
+                last = index == len(path) - 1
+                return Missing(f"{subject_text(path[: index + 1])} is missing", absent=last)
+            value = value[key]
     return value
+
+
+def _key(value: Mapping[str, Any], step: str) -> str | None:
+    """The key of `value` that `step` names: itself, or the one it equals with `-` and `_`
+    taken as the same character (the checker matched the field's name so)."""
+    if step in value:
+        return step
+    return next((k for k in value if ir.fold(k) == ir.fold(step)), None)
 
 
 def _length(value: Any) -> int | None:
@@ -82,6 +99,8 @@ def _length(value: Any) -> int | None:
         return len(value)
     return None
 
+
+_NULLABLE = frozenset({"==", "!=", "in"})  # the operators an absent field answers as `null`
 
 _ORDERED = {
     "<": lambda a, b: a < b,
@@ -107,9 +126,9 @@ def holds(op: str, actual: Any, expected: Any) -> bool:
 
 
 def _search(pattern: str, text: str) -> bool:
-    from sigspec.runtime.ecma import to_python
+    from sigspec.runtime.ecma import compiled
 
-    return re.search(to_python(pattern), text) is not None
+    return compiled(pattern).search(text) is not None  # as `@pattern` runs it, compiled once
 
 
 def check_reason(check: ir.Check, output: Any) -> str | None:
@@ -119,6 +138,9 @@ def check_reason(check: ir.Check, output: Any) -> str | None:
     shown = f"len({subject})" if check.length else subject
     wanted = f"{shown} {check.op} {shortened(check.value)}"
     if isinstance(found, Missing):
+        nullable = found.absent and not check.length and check.op in _NULLABLE
+        if nullable and holds(check.op, None, check.value):
+            return None
         return f"{wanted}: {found.reason}"
     actual = found
     if check.length:

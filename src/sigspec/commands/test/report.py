@@ -81,12 +81,14 @@ def summary(results: Sequence[TestResult], mode: str) -> str:
     """The line for standard error: how many tests, how each ended, how they ran."""
     counts = {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
     how = {"replay": "replayed from cassettes", "live": "live", "record": "live, recorded"}
-    parts = ", ".join(f"{counts[o]} {word}" for o, word in _WORDS)
+    parts = [f"{counts[o]} {word}" for o, word in _WORDS]
+    errors = counts["error"]
+    parts.append(f"{errors} error{'' if errors == 1 else 's'}")
     plural = "" if len(results) == 1 else "s"
-    return f"{len(results)} test{plural} ({how[mode]}): {parts}"
+    return f"{len(results)} test{plural} ({how[mode]}): {', '.join(parts)}"
 
 
-_WORDS = (("pass", "passed"), ("fail", "failed"), ("stale", "stale"), ("error", "errors"))
+_WORDS = (("pass", "passed"), ("fail", "failed"), ("stale", "stale"))
 
 
 # ---- JSON -----------------------------------------------------------------------------------

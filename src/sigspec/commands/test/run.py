@@ -32,6 +32,7 @@ class Plan:
     cassettes: Path
     repeat: int | None = None  # `--repeat`, over each test's `@repeat`
     jobs: int = 4
+    root: Path = Path()  # the project's root: a cassette may be a link to a file below it
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,16 @@ def test_id(test: ir.Test) -> str:
     return f"{file}::{test.name}"
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 turn`, `2 turns`: a count for a reason's sentence."""
+    return f"1 {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def were(number: int, noun: str) -> str:
+    """`1 turn was`, `2 turns were`."""
+    return f"{counted(number, noun)} {'was' if number == 1 else 'were'}"
+
+
 class Stale(Exception):
     """The client's request is not the one recorded: said in a sentence."""
 
@@ -105,7 +116,7 @@ class Recorder:
         if number > len(self.recorded):
             raise Stale(
                 f"run {self.run}: the client asked for turn {number}, but "
-                f"{len(self.recorded)} were recorded"
+                f"{were(len(self.recorded), 'turn')} recorded"
             )
         turn = self.recorded[number - 1]
         if turn.sha256 != digest:
@@ -148,6 +159,20 @@ def _output(step: Any, parse: Callable[[str], Any] | None) -> Any:
         return step.return_.model_dump(mode="json", by_alias=True)
 
 
+def _fewer(recorder: Recorder) -> bool:
+    """A replayed run that ended before its recorded turns did."""
+    return recorder.recorded is not None and len(recorder.turns) < len(recorder.recorded)
+
+
+def _fewer_turns(recorder: Recorder, latency: int) -> RunResult:
+    assert recorder.recorded is not None
+    reason = (
+        f"run {recorder.run}: the client finished after {counted(len(recorder.turns), 'turn')}"
+        f", but {were(len(recorder.recorded), 'turn')} recorded"
+    )
+    return RunResult(recorder.run, "stale", reason, len(recorder.turns), 0, latency, 0)
+
+
 def one_run(test: ir.Test, call: Call, recorder: Recorder) -> RunResult:
     """One run of `test`, judged."""
 
@@ -159,17 +184,15 @@ def one_run(test: ir.Test, call: Call, recorder: Recorder) -> RunResult:
     except Stale as exc:
         return RunResult(recorder.run, "stale", str(exc), len(recorder.turns), 0, latency(), 0)
     except call.failure as exc:
+        if _fewer(recorder):  # a lowered `@max_turns` gave up before the recorded retries
+            return _fewer_turns(recorder, latency())
         turns, tokens, repairs = _usage(exc.step)  # type: ignore[attr-defined]
         return RunResult(recorder.run, "fail", str(exc), turns, tokens, latency(), repairs)
     except Exception as exc:  # the transport's, an SDK's: the model could not be asked
         reason = f"{type(exc).__name__}: {exc}"
         return RunResult(recorder.run, "error", reason, len(recorder.turns), 0, latency(), 0)
-    if recorder.recorded is not None and len(recorder.turns) < len(recorder.recorded):
-        reason = (
-            f"run {recorder.run}: the client finished after {len(recorder.turns)} turn(s), "
-            f"but {len(recorder.recorded)} were recorded"
-        )
-        return RunResult(recorder.run, "stale", reason, len(recorder.turns), 0, latency(), 0)
+    if _fewer(recorder):
+        return _fewer_turns(recorder, latency())
     turns, tokens, repairs = _usage(step)
     output = _output(step, call.parse)
     why = judge.reason(test.expect, output)
@@ -198,7 +221,7 @@ def prepare(test: ir.Test, call: Call, plan: Plan, body: Body, live: Llm | None)
         old = _old(test, plan) if plan.mode == "record" else None
         return Prepared(test, call, recorders, old=old)
     try:
-        found = tape.read(cassette_path(test, plan), _shown(test, plan))
+        found = tape.read(cassette_path(test, plan), _shown(test, plan), _allowed(plan))
     except tape.CassetteError as exc:
         return _done(test, "error", f"{exc}: {RERECORD}")
     if found is None:
@@ -216,12 +239,52 @@ def prepare(test: ir.Test, call: Call, plan: Plan, body: Body, live: Llm | None)
         return _done(
             test,
             "fail",
-            f"{len(runs)} run(s) recorded, {wanted} asked: run "
+            f"{were(len(runs), 'run')} recorded, {wanted} asked: run "
             f"`sigspec test --record --repeat {wanted}`",
         )
     numbers = sorted(runs)[: plan.repeat] if plan.repeat else sorted(runs)
     recorders = tuple(Recorder(n, body, None, runs[n]) for n in numbers)
     return Prepared(test, call, recorders)
+
+
+def clashes(tests: Sequence[ir.Test], plan: Plan) -> dict[str, str]:
+    """Each test whose cassette is the file of an earlier test's on a case-insensitive file
+    system (macOS, Windows: `Foo` and `foo`, `A.sig` and `a.sig`), by id: that test's id.
+    Recording both would leave one file, holding the other test's runs."""
+    first: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for test in tests:
+        key = cassette_path(test, plan).as_posix().casefold()
+        seen = first.setdefault(key, test_id(test))
+        if seen != test_id(test):
+            found[test_id(test)] = seen
+    return found
+
+
+def reserved_name(test: ir.Test) -> Prepared | None:
+    """A test that is not run because Windows reserves its cassette's name for a device
+    (`con.jsonl` is the console there): an error that says to rename it; else None."""
+    from sigspec.lower.names import WINDOWS_RESERVED
+
+    if test.name.lower() not in WINDOWS_RESERVED:
+        return None
+    reason = (
+        f"its cassette {test.name}.jsonl would be a device on Windows, which reserves the "
+        f"name `{test.name}`: rename the test"
+    )
+    return _done(test, "error", reason)
+
+
+def clashing(test: ir.Test, other: str, plan: Plan) -> Prepared:
+    """A test that is not run: its cassette would be `other`'s file."""
+    from sigspec.compiler.paths import display_path
+
+    shown = display_path(cassette_path(test, plan))
+    reason = (
+        f"its cassette {shown} differs from {other}'s only in case, which macOS and Windows "
+        "do not tell apart: rename one of the two tests (or files)"
+    )
+    return _done(test, "error", reason)
 
 
 def _done(test: ir.Test, outcome: str, reason: str) -> Prepared:
@@ -230,7 +293,7 @@ def _done(test: ir.Test, outcome: str, reason: str) -> Prepared:
 
 def _old(test: ir.Test, plan: Plan) -> tape.Cassette | None:
     try:
-        return tape.read(cassette_path(test, plan), _shown(test, plan))
+        return tape.read(cassette_path(test, plan), _shown(test, plan), _allowed(plan))
     except tape.CassetteError:
         return None  # replaced by the recording
 
@@ -241,7 +304,14 @@ def cassette_path(test: ir.Test, plan: Plan) -> Path:
 
 
 def _shown(test: ir.Test, plan: Plan) -> str:
-    return str(cassette_path(test, plan))
+    """The cassette's path as the notes show it (relative to the working folder)."""
+    from sigspec.compiler.paths import display_path
+
+    return display_path(cassette_path(test, plan))
+
+
+def _allowed(plan: Plan) -> tuple[Path, ...]:
+    return (plan.cassettes, plan.root)
 
 
 def judged(prepared: Prepared, runs: Sequence[RunResult]) -> TestResult:
@@ -266,11 +336,17 @@ def execute(prepared: Sequence[Prepared], jobs: int) -> list[list[RunResult]]:
     """Every run of every test, `jobs` at a time; each test's runs in run order."""
     units = [(i, p, r) for i, p in enumerate(prepared) for r in p.recorders]
     results: list[list[RunResult]] = [[] for _ in prepared]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures = [
             (i, pool.submit(one_run, p.test, p.call, r))  # type: ignore[arg-type]
             for i, p, r in units
         ]
         for index, future in futures:
             results[index].append(future.result())
+    except BaseException:
+        # Ctrl-C: start no queued run (each a paid call); only those in flight finish.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results
