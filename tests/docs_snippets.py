@@ -219,3 +219,19 @@ def anchors(path: Path, slug: str = "mkdocs") -> set[str]:
         seen[base] = count + 1
         found.add(base if count == 0 else f"{base}{sep}{count}")
     return found
+
+
+# What a user reads ----------------------------------------------------------------------------
+
+INTERNAL = re.compile(r"\bseeds? 0\d\d|\bdesign cards?\b|\breference/|\bissue #?\d+", re.IGNORECASE)
+DESIGN = re.compile(r"\bDESIGN\b")  # the notes' name, in capitals ("design" is a word)
+
+
+def internal_words(text: str) -> list[str]:
+    """Names of documents and notes outside the repository that `text` uses, by line."""
+    return [
+        f"{number}: {match.group(0)!r} in {line.strip()}"
+        for number, line in enumerate(text.splitlines(), 1)
+        for pattern in (INTERNAL, DESIGN)
+        for match in pattern.finditer(line)
+    ]

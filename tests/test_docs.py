@@ -48,6 +48,7 @@ from docs_snippets import (
     Block,
     anchors,
     blocks,
+    internal_words,
     is_external,
     links,
     prose_lines,
@@ -418,18 +419,6 @@ def test_internal_links(page: Path) -> None:
 
 # What a user reads ---------------------------------------------------------------------------
 
-INTERNAL = re.compile(r"\bseeds? 0\d\d|\bdesign cards?\b|\breference/|\bissue #?\d+", re.IGNORECASE)
-DESIGN = re.compile(r"\bDESIGN\b")  # the notes' name, in capitals ("design" is a word)
-
-
-def _internal(text: str) -> list[str]:
-    return [
-        f"{number}: {match.group(0)!r} in {line.strip()}"
-        for number, line in enumerate(text.splitlines(), 1)
-        for pattern in (INTERNAL, DESIGN)
-        for match in pattern.finditer(line)
-    ]
-
 
 @pytest.mark.parametrize(
     "path",
@@ -439,7 +428,7 @@ def _internal(text: str) -> list[str]:
 def test_no_internal_vocabulary(path: Path) -> None:
     """What users read speaks their words: no names of documents or notes outside the
     repository (seed numbers, design cards, reference/ files, issue numbers)."""
-    found = _internal(path.read_text(encoding="utf-8"))
+    found = internal_words(path.read_text(encoding="utf-8"))
     assert not found, f"{path.relative_to(ROOT)}:\n" + "\n".join(found)
 
 

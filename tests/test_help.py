@@ -174,3 +174,23 @@ def test_fmt_says_1_file(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "1 file reformatted, 0 unchanged" in result.stderr
+
+
+def test_what_users_read_has_no_internal_vocabulary() -> None:
+    """Help, diagnostic explanations and the generated files (the goldens) speak the user's
+    words: no seed numbers, design cards or reference/ files (test_docs checks the pages)."""
+    from docs_snippets import internal_words
+    from sigspec.diagnostics.codes import CODES
+    from sigspec.diagnostics.explain import explain_text
+
+    texts = {"sigspec --help": help_text()}
+    texts |= {f"sigspec {name} --help": help_text(name) for name in COMMANDS}
+    texts |= {f"sigspec explain {code}": explain_text(entry) for code, entry in CODES.items()}
+    golden = Path(__file__).resolve().parent / "golden"
+    texts |= {
+        str(path.relative_to(golden)): path.read_text(encoding="utf-8")
+        for path in sorted(golden.rglob("*"))
+        if path.is_file()
+    }
+    found = [f"{name}: {hit}" for name, text in texts.items() for hit in internal_words(text)]
+    assert not found, "\n".join(found)
