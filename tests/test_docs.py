@@ -382,26 +382,29 @@ PARSED: dict[str, Callable[[Block, Path], None]] = {
 # Links --------------------------------------------------------------------------------------
 
 
-def link_problems(page: Path) -> list[str]:
+def link_problems(page: Path, root: Path = ROOT) -> list[str]:
+    """What is wrong with the page's relative links, in the repository at `root` (its
+    README.md and docs/)."""
+    readme, docs = root / "README.md", root / "docs"
     problems: list[str] = []
     for link in links(page):
         if is_external(link.target):
             continue
-        where = f"{page.relative_to(ROOT).as_posix()}:{link.line}: {link.target}"
+        where = f"{page.relative_to(root).as_posix()}:{link.line}: {link.target}"
         path_part, _, anchor = link.target.partition("#")
         target = (page.parent / path_part).resolve() if path_part else page
-        if not target.is_relative_to(ROOT):
+        if not target.is_relative_to(root):
             problems.append(f"{where}: points outside the repository")
             continue
         if not target.exists():
             problems.append(f"{where}: no such file")
             continue
-        if page != README and not target.is_relative_to(DOCS):
+        if page != readme and not target.is_relative_to(docs):
             problems.append(f"{where}: outside docs/, so not part of the site")
             continue
         if anchor and target.suffix == ".md":
             found = anchors(target, "mkdocs")
-            if README in (page, target):
+            if readme in (page, target):
                 found |= anchors(target, "github")
             if anchor not in found:
                 problems.append(f"{where}: no heading or id makes the anchor #{anchor}")
@@ -515,3 +518,28 @@ def test_the_scripted_server_answers_valid_values_of_the_examples_schemas(
     for path in schemas:
         schema = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validate(instance(schema, schema), schema, format_checker=None)
+
+
+def test_the_link_check_finds_each_kind_of_broken_link(tmp_path: Path) -> None:
+    root = (tmp_path / "repo").resolve()
+    (root / "docs").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "src" / "x.py").write_text("", encoding="utf-8")
+    (root / "README.md").write_text(
+        "# Top\n\n[ok](docs/a.md#the-a-page) [gh](#top) [bad](docs/a.md#nope)\n",
+        encoding="utf-8",
+    )
+    (root / "docs" / "a.md").write_text(
+        "# The `a` page!\n\n## Two  words\n\n[self](#two-words) [up](../src/x.py) "
+        "[out](../../elsewhere.md) [gone](b.md) [web](https://example.com/x.md) "
+        "`[code](c.md)`\n",
+        encoding="utf-8",
+    )
+    assert link_problems(root / "README.md", root) == [
+        "README.md:3: docs/a.md#nope: no heading or id makes the anchor #nope"
+    ]
+    assert link_problems(root / "docs" / "a.md", root) == [
+        "docs/a.md:5: ../src/x.py: outside docs/, so not part of the site",
+        "docs/a.md:5: ../../elsewhere.md: points outside the repository",
+        "docs/a.md:5: b.md: no such file",
+    ]
