@@ -138,6 +138,10 @@ def environment(url: str, block: Block) -> dict[str, str]:
         "NO_COLOR": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    # A proxy configured on the machine must not carry the requests to the scripted server.
+    local = "127.0.0.1,localhost"
+    for name in ("NO_PROXY", "no_proxy"):
+        env[name] = f"{env[name]},{local}" if env.get(name) else local
     env.pop("PYTHONPATH", None)
     said = PYTHONPATH.search(text_above(block))
     if said is not None:
