@@ -508,7 +508,7 @@ def test_a_client_runs_on_compact_validators(tmp_path: Any) -> None:
         assert step.turns[1].repairs == [("label", 'matched "Good" to enum value "good"')]
         with pytest.raises(validators.ValidationError) as raised:
             client.rate(text="", llm=script)
-        assert raised.value.errors == [("text", "shorter than 1 characters")]
+        assert raised.value.errors == [("text", "shorter than 1 character")]
     finally:
         sys.path.remove(str(folder))
         for name in [m for m in sys.modules if m == "compactpkg" or m.startswith("compactpkg.")]:

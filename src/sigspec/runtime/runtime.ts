@@ -147,6 +147,11 @@ function shown(v: unknown): string {
   return v === null || v === undefined ? "null" : kindOf(v);
 }
 
+/** `1 character`, `2 characters`: a count as messages write it (bounds are numbers). */
+function counted(count: unknown, thing: string): string {
+  return `${shown(count)} ${thing}${num(count) === 1 ? "" : "s"}`;
+}
+
 /* ---- JSON text with Python's `json.dumps` spacing (prompts, tool arguments) -------------- */
 
 const ESCAPES: Record<string, string> = {
@@ -992,9 +997,9 @@ function scalarConstraint(
   if (typeof value === "string") {
     const length = codePoints(value);
     if (keyword === "minLength" && length < num(bound))
-      return `shorter than ${shown(bound)} characters`;
+      return `shorter than ${counted(bound, "character")}`;
     if (keyword === "maxLength" && length > num(bound))
-      return `longer than ${shown(bound)} characters`;
+      return `longer than ${counted(bound, "character")}`;
     if (keyword === "pattern") {
       const regex = pattern(String(bound));
       if (regex === null)
@@ -1009,9 +1014,9 @@ function scalarConstraint(
   }
   if (Array.isArray(value)) {
     if (keyword === "minItems" && value.length < num(bound))
-      return `fewer than ${shown(bound)} items`;
+      return `fewer than ${counted(bound, "item")}`;
     if (keyword === "maxItems" && value.length > num(bound))
-      return `more than ${shown(bound)} items`;
+      return `more than ${counted(bound, "item")}`;
   }
   return null;
 }

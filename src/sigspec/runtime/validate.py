@@ -798,6 +798,11 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _counted(count: int, thing: str) -> str:
+    """`1 character`, `2 characters`."""
+    return f"{count} {thing}" + ("" if count == 1 else "s")
+
+
 def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
     number = type(value) in (int, float)
     if keyword == "minimum" and number and value < bound:
@@ -806,14 +811,14 @@ def _scalar_constraint(keyword: str, bound: Any, value: Any) -> str | None:
         return f"{shown(value)} is greater than the maximum {shown(bound)}"
     text = type(value) is str
     if keyword == "minLength" and text and len(value) < bound:
-        return f"shorter than {bound} characters"
+        return f"shorter than {_counted(bound, 'character')}"
     if keyword == "maxLength" and text and len(value) > bound:
-        return f"longer than {bound} characters"
+        return f"longer than {_counted(bound, 'character')}"
     items = list is type(value)
     if keyword == "minItems" and items and len(value) < bound:
-        return f"fewer than {bound} items"
+        return f"fewer than {_counted(bound, 'item')}"
     if keyword == "maxItems" and items and len(value) > bound:
-        return f"more than {bound} items"
+        return f"more than {_counted(bound, 'item')}"
     if keyword == "pattern" and text:
         try:
             found = ecma_pattern(bound).search(value)

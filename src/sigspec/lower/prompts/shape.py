@@ -128,9 +128,9 @@ def constraint_notes(f: ir.Field) -> list[str]:
             case ir.Range(lo, hi):
                 out.append(_bounds(lo, hi, ""))
             case ir.Length(lo, hi):
-                out.append(_bounds(lo, hi, " characters"))
+                out.append(_bounds(lo, hi, "character"))
             case ir.Items(lo, hi):
-                out.append(_bounds(lo, hi, " items"))
+                out.append(_bounds(lo, hi, "item"))
             case ir.Pattern(regex):
                 out.append(f"matches {regex}")
             case ir.Format(name):
@@ -143,6 +143,9 @@ def constraint_notes(f: ir.Field) -> list[str]:
 
 
 def _bounds(lo: float | None, hi: float | None, unit: str) -> str:
+    """`0 to 1`, `at least 1 item`, `at most 5 characters`: a unit counts the last bound."""
+    last = hi if hi is not None else lo
+    counted = f" {unit}{'' if last == 1 else 's'}" if unit else ""
     if lo is not None and hi is not None:
-        return f"{lo} to {hi}{unit}"
-    return f"at least {lo}{unit}" if lo is not None else f"at most {hi}{unit}"
+        return f"{lo} to {hi}{counted}"
+    return f"at least {lo}{counted}" if lo is not None else f"at most {hi}{counted}"

@@ -518,7 +518,7 @@ Answer in JSON of this form:
   invoice_number: string, // matches ^[A-Z0-9-]+$
   issue_date: string, // format date
   currency: "USD" | "EUR" | "GBP",
-  line_items: [{ // at least 1 items
+  line_items: [{ // at least 1 item
     description: string,
     quantity: int, // at least 1
     unit_price: float,
@@ -557,7 +557,7 @@ Answer in JSON of this form:
   invoice_number: string, // matches ^[A-Z0-9-]+$
   issue_date: string, // format date
   currency: "USD" | "EUR" | "GBP",
-  line_items: [{ // at least 1 items
+  line_items: [{ // at least 1 item
     description: string,
     quantity: int, // at least 1
     unit_price: float,
