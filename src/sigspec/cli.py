@@ -420,8 +420,8 @@ def import_command(
 )
 @QUIET_OPTION
 def validate(spec: str, reply: Path | None, jsonl: bool, quiet: bool) -> None:
-    """Parse and validate an LLM reply as the generated parse_NAME would: print the value
-    and the repairs made, or the errors.
+    """Parse and validate an LLM reply as the generated parse_NAME would, and print the
+    result as JSON: the value and the repairs made, or the errors.
 
     FILE.sig:NAME names a signature, e.g. examples/sentiment.sig:classify. REPLY is a file
     holding the reply's text (`-`: standard input). Exit 0: valid; 1: rejected (or the file
