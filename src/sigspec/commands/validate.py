@@ -1,4 +1,4 @@
-"""`sigspec validate FILE.sig:NAME REPLY_FILE` and `--jsonl`: the generated parser's semantics,
+"""`sigspec validate FILE.sig:NAME REPLY` and `--jsonl`: the generated parser's semantics,
 run from sigspec's own copy of the runtime (the one the python target ships).
 
 A reply file that cannot be read (missing, a folder, unreadable, not UTF-8) is a usage error
@@ -115,7 +115,7 @@ def run(
     if jsonl:
         return _lines(descriptor, types, limits)
     if reply is None:
-        click.echo("error: give a REPLY_FILE (or - for standard input), or --jsonl", err=True)
+        click.echo("error: give REPLY, a file holding the reply (- for standard input), or --jsonl", err=True)
         return 2
     try:
         text = read_reply(reply)
