@@ -115,7 +115,10 @@ def run(
     if jsonl:
         return _lines(descriptor, types, limits)
     if reply is None:
-        click.echo("error: give REPLY, a file holding the reply (- for standard input), or --jsonl", err=True)
+        click.echo(
+            "error: give REPLY, a file holding the reply (- for standard input), or --jsonl",
+            err=True,
+        )
         return 2
     try:
         text = read_reply(reply)
