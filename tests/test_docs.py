@@ -323,14 +323,18 @@ TSCONFIG = {
         "noEmit": True,
         "noUncheckedIndexedAccess": True,
     },
-    "files": ["snippet.ts"],
+    "files": ["snippet.ts", "node.d.ts"],
 }
+# What a snippet may take from Node beyond the standard library's types (tests/node has no
+# @types/node, and the generated TypeScript must not need it): a program's environment.
+NODE_GLOBALS = "declare const process: { env: Record<string, string | undefined> };\n"
 
 
 def check_ts(block: Block, folder: Path) -> None:
     if shutil.which("node") is None or not TSC.exists():
         pytest.fail("Node and tests/node's packages are needed: npm ci --prefix tests/node")
     (folder / "snippet.ts").write_text(block.text, encoding="utf-8")
+    (folder / "node.d.ts").write_text(NODE_GLOBALS, encoding="utf-8")
     (folder / "tsconfig.json").write_text(json.dumps(TSCONFIG), encoding="utf-8")
     if not (folder / "package.json").exists():
         (folder / "package.json").write_text('{"type": "module"}', encoding="utf-8")
