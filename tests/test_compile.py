@@ -266,8 +266,8 @@ def test_malformed_configuration_exits_2(tmp_path: Path) -> None:
     for text, message in [
         ("[tool.sigspec]\nout = 3\n", "`out` must be a non-empty string"),
         ('[tool.sigspec]\ntargets = ["flux"]\n', "unknown target `flux`; known: jsonschema"),
-        ("[tool.sigspec]\ncolour = true\n", "unknown key(s): colour"),
-        ('[tool.sigspec.options.providers]\nproviders = ["bard"]\n', "unknown value(s) bard"),
+        ("[tool.sigspec]\ncolour = true\n", "unknown key colour"),
+        ('[tool.sigspec.options.providers]\nproviders = ["bard"]\n', "unknown value bard"),
         (
             '[tool.sigspec.options.python]\nvalidators = "tiny"\n',
             '`validators` must be one of "fast", "compact", not "tiny"',

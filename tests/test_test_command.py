@@ -455,7 +455,7 @@ def test_filters_by_name_and_by_file(tmp_path: Path) -> None:
     [
         ('[tool.sigspec.test]\nbase_url = "http://x"\n', (), "no model configured"),
         ('[tool.sigspec.test]\nmodel = "m"\nprovider = "acme"\n', (), "unknown provider `acme`"),
-        ('[tool.sigspec.test]\nmodel = "m"\ntimeout = 3\n', (), "unknown key(s) timeout"),
+        ('[tool.sigspec.test]\nmodel = "m"\ntimeout = 3\n', (), "unknown key timeout"),
         ('[tool.sigspec.test]\nmodel = "m"\nconcurrency = 0\n', (), "`concurrency` must be"),
         (
             '[tool.sigspec.test]\nmodel = "m"\napi_key_env = "sk-abc 123"\n',

@@ -168,6 +168,11 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read the configuration: {exc}") from exc
 
 
+def _unknown(thing: str, names: Sequence[str]) -> str:
+    """`unknown key x`, `unknown keys x, y`."""
+    return f"unknown {thing}{'' if len(names) == 1 else 's'} {', '.join(names)}"
+
+
 def load_config(start: Path) -> Config:
     found = find_config(start.resolve())
     if found is None:
@@ -196,7 +201,7 @@ def load_config(start: Path) -> Config:
             " `providers = [...]` there, not `[tool.sigspec...]` (that is pyproject.toml's form)"
         )
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s): {', '.join(sorted(unknown))}")
+        raise ConfigError(f"{where}: {_unknown('key', sorted(unknown))}")
     root = path.parent
     options = _options(data.get("options", {}), where)
     providers, warnings = _providers(data, options, path, where)
@@ -237,7 +242,7 @@ def _test(data: Any, root: Path, where: str) -> TestConfig:
     unknown = sorted(set(data) - set(_TEST_KEYS))
     if unknown:
         raise ConfigError(
-            f"{where}: [test]: unknown key(s) {', '.join(unknown)}; known: {', '.join(_TEST_KEYS)}"
+            f"{where}: [test]: {_unknown('key', unknown)}; known: {', '.join(_TEST_KEYS)}"
         )
     provider = _string(data.get("provider", "openai"), "test.provider", where)
     if provider not in TEST_PROVIDERS:
@@ -397,8 +402,7 @@ def _breaking_ignore(data: dict[str, Any], where: str) -> tuple[str, ...]:
     unknown = sorted(set(names) - BREAKING)
     if unknown:
         raise ConfigError(
-            f"{where}: unknown breaking rule(s) {', '.join(unknown)}; known: "
-            f"{', '.join(sorted(BREAKING))}"
+            f"{where}: {_unknown('breaking rule', unknown)}; known: {', '.join(sorted(BREAKING))}"
         )
     return tuple(names)
 

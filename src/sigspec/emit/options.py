@@ -113,9 +113,10 @@ def _problem(value: Any, hint: Any, metadata: Mapping[str, Any]) -> str | None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             return "must be a list of strings"
         bad = [v for v in value if metadata.get("choices") and v not in choices]
-        return (
-            f"has unknown value(s) {', '.join(bad)}; known: {', '.join(choices)}" if bad else None
-        )
+        if not bad:
+            return None
+        values = "value" if len(bad) == 1 else "values"
+        return f"has unknown {values} {', '.join(bad)}; known: {', '.join(choices)}"
     if hint is str:
         return None if isinstance(value, str) and value else "must be a non-empty string"
     if isinstance(hint, type):  # bool is an int to isinstance: it is checked exactly
