@@ -1,7 +1,8 @@
 """Mustache templates in `@prompt` and `@system`: tags, sections, and the names they use.
 
 A template may name only the signature's params; inside `{{#list}}` names refer to the
-fields of the list's elements, and `{{.}}` is only for lists of scalars (seed 001's rules).
+fields of the list's elements, and `{{.}}` is only for lists of scalars (as PtcRunner's
+templates read them).
 """
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ def check_infinite_types(project: ir.Project) -> Iterator[Diagnostic]:
 
 
 def check_modes(sig: ir.Signature, syntax: ast.SignatureDecl, types: Types) -> Iterator[Diagnostic]:
-    """Seed 001's output-mode rules."""
+    """The output-mode rules: what each of `json`, `text` and `ptc_lisp` allows."""
     if sig.origin is None or sig.kind != "signature":
         return
     source = sig.origin.source

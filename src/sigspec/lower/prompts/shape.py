@@ -6,7 +6,7 @@
       score: float // Confidence between 0.0 and 1.0
     }
 
-It stands for seed 000's bullet list and example at once: keys in order, types, enums as
+It stands for a bullet list of the fields and an example at once: keys in order, types, enums as
 their values, `| null` for optional fields, `T[]` for lists, and each field's description,
 constraints and default as a trailing comment. It is held to the size of BAML's
 `ctx.output_format` for the same schemas (bench/prompt_size.py).
