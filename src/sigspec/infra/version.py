@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-VERSION = "0.12.0"
+VERSION = "0.13.0"
 
 # The labels of `[project.urls]` (normalized as PEP 753 does) that name where to read about
 # sigspec, in order of preference.
