@@ -49,7 +49,7 @@ def test_examples_greet_a_new_user_with_one_line_per_provider(tmp_path: Path) ->
     assert 0 < len(lines) <= 5  # 23 warnings (92 lines) before
     for line in lines:
         assert line.startswith("warning[provider-loss]: ")
-        assert "set `providers = [...]` or pass `--provider`" in line
+        assert "set `providers = [...]` in the configuration or pass `--provider`" in line
     assert any("anthropic: 11 constraints in 6 declarations" in line for line in lines)
     # Every line of the report is a loss line or the summary: nothing else.
     assert len(result.stderr.splitlines()) == len(lines) + 1

@@ -69,7 +69,8 @@ PROVIDER_OPTION = click.option(
     multiple=True,
     type=_Registered(_provider_names),
     help="A provider you send to; repeat for several (default: `providers` in the config, "
-    "else all, with their losses summed up).",
+    "else all). `compile` and `schema` report what it cannot enforce; `lint` checks its "
+    "limits.",
 )
 QUIET_OPTION = click.option(
     "-q", "--quiet", is_flag=True, help="Print errors only: no warnings, no summary lines."
@@ -390,7 +391,7 @@ def import_command(
 ) -> None:
     """Import a JSON Schema, OpenAPI 3.x document or Pydantic v2 model as .sig text.
 
-    SCHEMA is a JSON file (draft 2020-12 or draft-07; an OpenAPI document's
+    SCHEMA is a JSON file (draft 2020-12, 2019-09 or draft-07; an OpenAPI document's
     components.schemas), or module:Model for a Pydantic v2 model. The module is imported
     from the current folder as Python would import it: importing runs that module's code.
     Exit 0: imported; 1: something could not be expressed (named by its JSON Pointer);
@@ -541,7 +542,7 @@ def explain(code: str) -> None:
 @main.command(short_help="Run the language server (for editors).")
 def lsp() -> None:
     """Run the language server on standard input and output, for an editor to start (needs
-    pygls: pip install "sigspec[lsp]")."""
+    pygls: `pip install "sigspec[lsp]"`, or `pip install ".[lsp]"` in a checkout)."""
     try:
         from sigspec.commands import lsp as server
     except ImportError as exc:
@@ -549,7 +550,7 @@ def lsp() -> None:
             raise
         raise click.UsageError(
             f"the language server needs pygls ({exc.name} is not installed): "
-            'pip install "sigspec[lsp]"'
+            'pip install "sigspec[lsp]" (or ".[lsp]" in a checkout of sigspec)'
         ) from None
     from importlib.metadata import version
 

@@ -56,7 +56,7 @@ def test_no_choice_sums_up_per_provider() -> None:
         "(sigspec's validator checks them)",
     ]
     assert all(d.source is None for d in summed)
-    assert "set `providers = [...]` or pass `--provider`" in summed[0].message
+    assert "set `providers = [...]` in the configuration or pass `--provider`" in summed[0].message
 
 
 def test_other_diagnostics_pass_through() -> None:

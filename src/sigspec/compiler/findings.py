@@ -128,7 +128,7 @@ def _summed(
         f"{provider}: {count} constraint{'s' if count != 1 else ''} in {places} "
         f"declaration{'s' if places != 1 else ''} the provider does not enforce as sigspec "
         "does (sigspec's validator checks them); to see them for the providers you use, set "
-        "`providers = [...]` or pass `--provider`"
+        "`providers = [...]` in the configuration or pass `--provider`"
     )
     return Diagnostic(codes.PROVIDER_LOSS.name, severity, message)
 
