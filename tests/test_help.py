@@ -140,13 +140,18 @@ ask sigspec compile --target ''
 
 
 def test_counts_take_the_number_they_count() -> None:
-    """A count printed with a noun says "1 file", "2 files": the commands use `counted` (or
-    choose the form themselves), never a plural after a number that may be 1."""
-    from sigspec.commands import counted
+    """A count printed with a noun says "1 file", "2 files": messages use `counted` and
+    `noun` (`diagnostics/words.py`), never a plural after a number that may be 1."""
+    from sigspec.diagnostics.words import counted, were
 
     assert [counted(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
+    assert [were(n, "turn") for n in (1, 2)] == ["1 turn was", "2 turns were"]
     root = Path(__file__).resolve().parents[1] / "src" / "sigspec"
-    sources = [*sorted((root / "commands").rglob("*.py")), root / "compiler" / "findings.py"]
+    sources = [
+        *sorted((root / "commands").rglob("*.py")),
+        *sorted((root / "compiler").glob("*.py")),
+        root / "emit" / "options.py",
+    ]
     nouns = "files|errors|warnings|tests|changes|constraints|declarations|projects|runs|turns"
     plural = re.compile(rf"\{{[^{{}}]*\}} ({nouns}|items|lines|signatures|types)\b|\(s\)")
     allowed = {  # said only when there are several

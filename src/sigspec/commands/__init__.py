@@ -18,11 +18,6 @@ Report = Callable[[Sequence["Diagnostic"]], None]
 RootedReport = Callable[[Sequence["Diagnostic"], Path], None]
 
 
-def counted(n: int, word: str) -> str:
-    """`n` and the noun in the number it takes: "1 file", "2 files", "0 errors"."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def load_named(
     spec: str, report: Report, *, tools: bool = False
 ) -> tuple[LoadResult, Signature] | int:

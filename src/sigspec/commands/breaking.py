@@ -11,9 +11,10 @@ from pathlib import Path
 
 import click
 
-from sigspec.commands import Report, counted
+from sigspec.commands import Report
 from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.paths import common_root
+from sigspec.diagnostics.words import counted
 
 
 def _stderr(text: str) -> None:

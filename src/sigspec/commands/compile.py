@@ -13,9 +13,10 @@ from typing import Any
 
 import click
 
-from sigspec.commands import RootedReport, counted
+from sigspec.commands import RootedReport
 from sigspec.compiler.config import Config, ConfigError, load_config, project_root
 from sigspec.compiler.output import OutputError
+from sigspec.diagnostics.words import counted
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.commands import counted
 from sigspec.compiler.paths import display_path
 from sigspec.compiler.project import read_source
 from sigspec.diagnostics import Diagnostic
 from sigspec.diagnostics.render import human
 from sigspec.diagnostics.source import SourceFile
+from sigspec.diagnostics.words import counted
 from sigspec.infra.atomic import write_atomic
 from sigspec.syntax.fmt.run import format_source
 from sigspec.syntax.limits import SourceLimits

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sigspec.commands import RootedReport, counted
+from sigspec.commands import RootedReport
+from sigspec.diagnostics.words import counted
 
 if TYPE_CHECKING:
     from sigspec.compiler.config import Config

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from sigspec.diagnostics import Diagnostic
+from sigspec.diagnostics.words import noun
 from sigspec.syntax.limits import DEFAULT_LIMITS, SourceLimits
 
 
@@ -170,7 +171,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _unknown(thing: str, names: Sequence[str]) -> str:
     """`unknown key x`, `unknown keys x, y`."""
-    return f"unknown {thing}{'' if len(names) == 1 else 's'} {', '.join(names)}"
+    return f"unknown {noun(len(names), thing)} {', '.join(names)}"
 
 
 def load_config(start: Path) -> Config:

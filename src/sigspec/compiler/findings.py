@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sigspec.diagnostics import Diagnostic, Severity, codes, sort_diagnostics
+from sigspec.diagnostics.words import counted
 
 if TYPE_CHECKING:
     from sigspec.semantics import ir
@@ -111,7 +112,7 @@ def _grouped(
     items = [f"`{k}`: {', '.join(v)}" if k else ", ".join(v) for k, v in by_field.items()]
     count = len(members)
     message = (
-        f"{provider}: `{declaration}`: {count} constraint{'s' if count != 1 else ''} the "
+        f"{provider}: `{declaration}`: {counted(count, 'constraint')} the "
         "provider does not enforce as sigspec does (sigspec's validator checks them): "
         f"{'; '.join(items)}"
     )
@@ -125,8 +126,8 @@ def _summed(
     count = len(members)
     places = len({(d.path, fields["where"].split(".", 1)[0]) for d, fields in members})
     message = (
-        f"{provider}: {count} constraint{'s' if count != 1 else ''} in {places} "
-        f"declaration{'s' if places != 1 else ''} the provider does not enforce as sigspec "
+        f"{provider}: {counted(count, 'constraint')} in {counted(places, 'declaration')}"
+        " the provider does not enforce as sigspec "
         "does (sigspec's validator checks them); to see them for the providers you use, set "
         "`providers = [...]` in the configuration or pass `--provider`"
     )

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from sigspec.diagnostics.words import noun
 from sigspec.lower.names import WINDOWS_RESERVED
 from sigspec.lower.providers import NAMES as PROVIDER_NAMES
 
@@ -115,8 +116,9 @@ def _problem(value: Any, hint: Any, metadata: Mapping[str, Any]) -> str | None:
         bad = [v for v in value if metadata.get("choices") and v not in choices]
         if not bad:
             return None
-        values = "value" if len(bad) == 1 else "values"
-        return f"has unknown {values} {', '.join(bad)}; known: {', '.join(choices)}"
+        return (
+            f"has unknown {noun(len(bad), 'value')} {', '.join(bad)}; known: {', '.join(choices)}"
+        )
     if hint is str:
         return None if isinstance(value, str) and value else "must be a non-empty string"
     if isinstance(hint, type):  # bool is an int to isinstance: it is checked exactly

@@ -11,6 +11,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from sigspec.commands.test.run import OUTCOMES, TestResult
+from sigspec.diagnostics.words import counted
 
 FORMATS = ("table", "json", "junit")
 _HEAD = ("test", "result", "runs", "turns", "tokens", "latency", "repairs")
@@ -83,9 +84,8 @@ def summary(results: Sequence[TestResult], mode: str) -> str:
     how = {"replay": "replayed from cassettes", "live": "live", "record": "live, recorded"}
     parts = [f"{counts[o]} {word}" for o, word in _WORDS]
     errors = counts["error"]
-    parts.append(f"{errors} error{'' if errors == 1 else 's'}")
-    plural = "" if len(results) == 1 else "s"
-    return f"{len(results)} test{plural} ({how[mode]}): {', '.join(parts)}"
+    parts.append(counted(errors, "error"))
+    return f"{counted(len(results), 'test')} ({how[mode]}): {', '.join(parts)}"
 
 
 _WORDS = (("pass", "passed"), ("fail", "failed"), ("stale", "stale"))

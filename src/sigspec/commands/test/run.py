@@ -19,6 +19,7 @@ from sigspec.commands.test import cassette as tape
 from sigspec.commands.test import judge
 from sigspec.commands.test.live import Body, Endpoint, Llm
 from sigspec.commands.test.stats import Rate
+from sigspec.diagnostics.words import counted, were
 from sigspec.semantics import ir
 
 RERECORD = "run `sigspec test --record`"
@@ -70,16 +71,6 @@ class TestResult:
 def test_id(test: ir.Test) -> str:
     file = test.origin.source.path if test.origin else "<unknown>"
     return f"{file}::{test.name}"
-
-
-def counted(number: int, noun: str) -> str:
-    """`1 turn`, `2 turns`: a count for a reason's sentence."""
-    return f"1 {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def were(number: int, noun: str) -> str:
-    """`1 turn was`, `2 turns were`."""
-    return f"{counted(number, noun)} {'was' if number == 1 else 'were'}"
 
 
 class Stale(Exception):
