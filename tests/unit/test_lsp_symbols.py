@@ -246,7 +246,7 @@ def test_hover_texts(tmp_path: Path) -> None:
     assert (shown("Priority") or "").startswith("**type** `Priority` — common.sig")
     assert "How urgent a piece of work is" in (shown("Priority") or "")
     assert shown(":float", 1) == hover.PRIMITIVE_HELP["float"]
-    assert shown("# Seed") is None
+    assert shown("# Classify a review") is None  # a comment has no hover
     assert "- default: `3`" in (shown("priority Priority") or "")
 
 
