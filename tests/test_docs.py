@@ -342,23 +342,8 @@ def check_ts(block: Block, folder: Path) -> None:
     assert result.returncode == 0, f"{block.where(ROOT)}: tsc:\n{result.stdout}{result.stderr}"
 
 
-# The top-level keys of sigspec.toml (compiler/config.py's `known`).
-SIGSPEC_KEYS = {
-    "sources",
-    "out",
-    "targets",
-    "providers",
-    "options",
-    "breaking_ignore",
-    "import_roots",
-    "limits",
-    "severity",
-    "test",
-}
-
-
 def check_toml(block: Block, tmp_path: Path) -> None:
-    from sigspec.compiler.config import ConfigError, load_config
+    from sigspec.compiler.config import KEYS, ConfigError, load_config
 
     where = block.where(ROOT)
     try:
@@ -366,7 +351,7 @@ def check_toml(block: Block, tmp_path: Path) -> None:
     except tomllib.TOMLDecodeError as exc:
         pytest.fail(f"{where}: not TOML: {exc}")
     sigspec_table = "sigspec" in data.get("tool", {})
-    if not sigspec_table and not set(data) & SIGSPEC_KEYS:
+    if not sigspec_table and not set(data) & KEYS:
         return  # another tool's configuration (pyproject's [project], an editor's): it parses
     folder = tmp_path / "config"
     folder.mkdir()

@@ -169,6 +169,23 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read the configuration: {exc}") from exc
 
 
+# The configuration's keys: top level in sigspec.toml, under [tool.sigspec] in pyproject.toml.
+KEYS = frozenset(
+    {
+        "sources",
+        "out",
+        "targets",
+        "providers",
+        "options",
+        "breaking_ignore",
+        "import_roots",
+        "limits",
+        "severity",
+        "test",
+    }
+)
+
+
 def _unknown(thing: str, names: Sequence[str]) -> str:
     """`unknown key x`, `unknown keys x, y`."""
     return f"unknown {noun(len(names), thing)} {', '.join(names)}"
@@ -182,19 +199,7 @@ def load_config(start: Path) -> Config:
     where = f"{path}" + (" [tool.sigspec]" if path.name == "pyproject.toml" else "")
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
-    known = {
-        "sources",
-        "out",
-        "targets",
-        "providers",
-        "options",
-        "breaking_ignore",
-        "import_roots",
-        "limits",
-        "severity",
-        "test",
-    }
-    unknown = set(data) - known
+    unknown = set(data) - KEYS
     if unknown == {"tool"} and path.name == "sigspec.toml":
         # The pyproject.toml form copied into sigspec.toml, which takes the keys at the top.
         raise ConfigError(
