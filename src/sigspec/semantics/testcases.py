@@ -249,13 +249,14 @@ def _follow(
     places = [_Place(output)]
     path: list[ast.PathStep] = []
     for index, step in enumerate(subject.path):
-        before = subject_text(subject.path[:index])
         nxt: list[_Place] = []
         names: list[str] = []
         for place in places:
             for member in _members(place.type, types):
                 nxt += _step(member, step, names)
         if not nxt:
+            # Written only for the message: at every step it made long paths quadratic.
+            before = subject_text(subject.path[:index])
             if isinstance(step, int):
                 reason = f"`{before}` is no list, so `[{step}]` names nothing"
                 sink.expectation(subject.steps[index], reason)
@@ -267,9 +268,20 @@ def _follow(
                     at, f"{where} has no field `{step}`", hints=found.hints, fixes=found.fixes(at)
                 )
             return None
-        places = nxt
+        # Union members often share a field's type: without this the places double at each
+        # step of a path through a recursive union.
+        places = _distinct(nxt)
         path.append(next((p.field.name for p in nxt if p.field is not None), step))
     return places, tuple(path)
+
+
+def _distinct(places: list[_Place]) -> list[_Place]:
+    """`places` without repeats, in order (a field's default may be a dict: no hashing)."""
+    out: list[_Place] = []
+    for place in places:
+        if place not in out:
+            out.append(place)
+    return out
 
 
 def _members(t: ir.TypeRef, types: Any) -> list[ir.TypeRef]:

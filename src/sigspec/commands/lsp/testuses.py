@@ -88,7 +88,15 @@ class _Reader:
         """A subject's names, step by step through the output's type."""
         places = [(output, owner)]
         for step, span in zip(subject.path, subject.steps, strict=True):
-            shapes = [m for t, file in places for m in members(self.table, t, file)]
+            # Each shape once: through a recursive union the same declarations come back
+            # from every member, and the places would double at each step.
+            shapes = list(
+                {
+                    (id(m[0]), m[1].source.path): m
+                    for t, file in places
+                    for m in members(self.table, t, file)
+                }.values()
+            )
             if isinstance(step, int):
                 places = [(t.item, file) for t, file in shapes if isinstance(t, ast.ListType)]
                 continue
